@@ -1,0 +1,20 @@
+# podverbs — top-level, non-recursive Makefile.
+#
+# `make` builds an in-place tree under build/ that runs without installing:
+#   build/lib/libibverbs.so.1, build/bin/podverbsd, build/bin/pvctl, ...
+# `make check` runs every test tier (unit, abi, integration, compat).
+# `make install` honours PREFIX and DESTDIR.
+#
+# Each component lists its files, one per line, in its own module.mk,
+# included below.  Tunables are declared once in mk/config.mk.
+
+include mk/config.mk
+include mk/rules.mk
+
+include common/module.mk
+include netns/module.mk
+include libverbs/module.mk
+include providers/soft/module.mk
+include tests/module.mk
+
+include mk/targets.mk

@@ -1,0 +1,11 @@
+# common/: code shared by the library, the engine and the tools.
+
+PV_COMMON_SRCS := \
+	common/pv_ipc.c \
+	common/pv_ipc_sizes.c
+
+PV_COMMON_OBJS := $(call objs,$(PV_COMMON_SRCS))
+
+HEADERS_CHECK += common/pv_ipc.h
+
+$(eval $(call unit_test,test_pv_ipc,tests/unit/common/test_pv_ipc.c,$(PV_COMMON_OBJS),))

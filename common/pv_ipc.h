@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Framing of the engine IPC (providers/soft/pv-soft-abi.h) over AF_UNIX
+ * SOCK_SEQPACKET: send/receive one message with optional fds, validate
+ * headers and payload sizes, and a blocking request/reply call for clients.
+ * Functions return >= 0 on success and -errno on failure; none logs.
+ */
+#ifndef PV_IPC_H
+#define PV_IPC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "providers/soft/pv-soft-abi.h"
+
+/* The engine socket path: $PODVERBS_ENGINE or the default. */
+const char *pv_ipc_socket_path(void);
+
+/* Connects (SOCK_SEQPACKET, CLOEXEC) to path; returns the fd or -errno. */
+int pv_ipc_connect(const char *path);
+
+/* Sends one message; fds (nfds <= PV_IPC_MAX_FDS) go as SCM_RIGHTS and stay
+ * owned by the caller.  Returns 0 or -errno. */
+int pv_ipc_send(int sock, uint16_t op, uint32_t seq, int32_t status,
+		const void *payload, uint32_t len, const int *fds, int nfds);
+
+/*
+ * Receives one message into buf (cap bytes, at least the header).  On
+ * success returns the payload length (payload at buf + sizeof(hdr)), and
+ * stores received fds in fds[] (caller owns them; *nfds set, fds may be
+ * NULL to close any that came).  Returns -ECONNRESET on end of stream,
+ * -EPROTO for a malformed or truncated message (any fds that came are
+ * closed), -EAGAIN on a non-blocking socket with nothing queued.
+ */
+int pv_ipc_recv(int sock, void *buf, size_t cap, int *fds, int *nfds);
+
+/* Pure: checks a header against the number of bytes that arrived.
+ * Returns 0 or -EPROTO. */
+int pv_ipc_check_hdr(const struct pv_msg_hdr *hdr, size_t got);
+
+/*
+ * Pure: the request payload size an op takes.  *min and *max bound it
+ * (equal for fixed-size requests).  Returns 0, or -EOPNOTSUPP for an op
+ * with no request defined.
+ */
+int pv_ipc_req_size(uint16_t op, uint32_t *min, uint32_t *max);
+
+/* Pure: a readable name for an op ("QP_CREATE"), "?" when unknown. */
+const char *pv_ipc_op_name(uint16_t op);
+
+/*
+ * Client call: sends a request with the next sequence number of *seq and
+ * waits for its reply.  Copies at most resp_cap payload bytes to resp and
+ * sets *resp_len (may be NULL) to the payload length.  Fds in the reply are
+ * stored in fds[] (up to PV_IPC_MAX_FDS; *nfds set) or closed when fds is
+ * NULL.  Returns the reply's status (0 or -errno), or -errno of the
+ * transport.
+ */
+int pv_ipc_call(int sock, uint32_t *seq, uint16_t op, const void *req,
+		uint32_t req_len, void *resp, uint32_t resp_cap,
+		uint32_t *resp_len, int *fds, int *nfds);
+
+#endif /* PV_IPC_H */

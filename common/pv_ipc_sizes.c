@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/* Request payload sizes and names per op: the one table both ends use to
+ * reject malformed requests before looking inside them. */
+#include "common/pv_ipc.h"
+
+#include <errno.h>
+
+struct op_desc {
+	const char *name;
+	uint32_t min, max;
+	int defined;
+};
+
+#define FIXED(n, t)  [PV_OP_##n] = { #n, sizeof(t), sizeof(t), 1 }
+#define EMPTY(n)     [PV_OP_##n] = { #n, 0, 0, 1 }
+
+static const struct op_desc ops[PV_OP_MAX + 1] = {
+	FIXED(HELLO, struct pv_ipc_hello),
+	EMPTY(DEV_LIST),
+	FIXED(DEV_QUERY, struct pv_ipc_dev_ref),
+	FIXED(PORT_QUERY, struct pv_ipc_dev_ref),
+	FIXED(GID_QUERY, struct pv_ipc_dev_ref),
+	FIXED(PKEY_QUERY, struct pv_ipc_dev_ref),
+	FIXED(CTX_OPEN, struct pv_ipc_dev_ref),
+	EMPTY(CHANNEL_CREATE),
+	FIXED(CHANNEL_DESTROY, struct pv_ipc_handle),
+	EMPTY(PD_ALLOC),
+	FIXED(PD_DEALLOC, struct pv_ipc_handle),
+	FIXED(MR_REG, struct pv_ipc_mr_reg),
+	FIXED(MR_DEREG, struct pv_ipc_handle),
+	FIXED(CQ_CREATE, struct pv_ipc_cq_create),
+	FIXED(CQ_RESIZE, struct pv_ipc_cq_create),
+	FIXED(CQ_DESTROY, struct pv_ipc_handle),
+	FIXED(CQ_REQ_NOTIFY, struct pv_ipc_cq_notify),
+	FIXED(QP_CREATE, struct pv_ipc_qp_create),
+	FIXED(QP_MODIFY, struct pv_ipc_qp_modify),
+	FIXED(QP_QUERY, struct pv_ipc_qp_modify),
+	FIXED(QP_DESTROY, struct pv_ipc_handle),
+	FIXED(SRQ_CREATE, struct pv_ipc_srq),
+	FIXED(SRQ_MODIFY, struct pv_ipc_srq),
+	FIXED(SRQ_QUERY, struct pv_ipc_handle),
+	FIXED(SRQ_DESTROY, struct pv_ipc_handle),
+	FIXED(AH_CREATE, struct pv_ipc_ah_create),
+	FIXED(AH_DESTROY, struct pv_ipc_handle),
+	FIXED(ADM_DEV_ADD, struct pv_ipc_adm_dev_add),
+	FIXED(ADM_DEV_DEL, struct pv_ipc_adm_dev_del),
+	EMPTY(ADM_DEV_LIST),
+	FIXED(ADM_OBJ_LIST, struct pv_ipc_dev_ref),
+	EMPTY(ADM_STATS),
+};
+
+int pv_ipc_req_size(uint16_t op, uint32_t *min, uint32_t *max)
+{
+	if (op > PV_OP_MAX || !ops[op].defined)
+		return -EOPNOTSUPP;
+	*min = ops[op].min;
+	*max = ops[op].max;
+	return 0;
+}
+
+const char *pv_ipc_op_name(uint16_t op)
+{
+	if (op > PV_OP_MAX || !ops[op].defined)
+		return "?";
+	return ops[op].name;
+}

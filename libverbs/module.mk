@@ -1,0 +1,1 @@
+# libverbs: filled in by its component.

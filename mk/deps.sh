@@ -1,0 +1,28 @@
+#!/bin/sh
+# Installs the Debian 12 packages podverbs needs to build and test, when
+# missing.  Needs root (apt-get); prints what it installs.
+set -e
+PKGS="build-essential pkg-config iproute2 procps
+libnl-3-dev libnl-route-3-dev libcjson-dev libseccomp-dev libudev-dev
+libcmocka-dev
+libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils perftest
+iperf3 sockperf"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+	echo "deps: all packages present"
+	exit 0
+fi
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing packages:$missing (run as root to install)" >&2
+	exit 1
+fi
+echo "deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
+echo "deps: done"

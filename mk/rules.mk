@@ -1,0 +1,28 @@
+# Generic rules: every .c under the tree compiles to build/obj/<path>.o with
+# dependency files.  Modules add per-object flags with target-specific
+# variables, e.g.  $(BUILD)/obj/netns/%.o: EXTRA_CFLAGS += $(NL_CFLAGS)
+
+OBJDIR := $(BUILD)/obj
+BINDIR_B := $(BUILD)/bin
+LIBDIR_B := $(BUILD)/lib
+TESTDIR_B := $(BUILD)/tests
+
+# Turn a list of sources into their objects.
+objs = $(patsubst %.c,$(OBJDIR)/%.o,$(1))
+
+$(OBJDIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CPPFLAGS) $(EXTRA_CPPFLAGS) $(BASE_CFLAGS) $(EXTRA_CFLAGS) \
+		-MMD -MP -c $< -o $@
+
+ALL_TARGETS :=
+CHECK_UNIT :=
+CLEAN_EXTRA :=
+
+# $(call unit_test,NAME,SOURCES,OBJECTS,LIBS) defines $(TESTDIR_B)/unit/NAME.
+define unit_test
+$(TESTDIR_B)/unit/$(1): $(call objs,$(2)) $(3)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(BASE_LDFLAGS) -o $$@ $$^ $(4) $$(CMOCKA_LIBS)
+CHECK_UNIT += $(TESTDIR_B)/unit/$(1)
+endef

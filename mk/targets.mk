@@ -1,0 +1,48 @@
+# Top-level targets.  Modules append to ALL_TARGETS, CHECK_UNIT,
+# INSTALL_TARGETS and CLEAN_EXTRA.
+
+.DEFAULT_GOAL := all
+.PHONY: all check check-unit check-abi check-integration check-compat \
+	install deps demo bench clean headers-check
+
+all: $(ALL_TARGETS)
+
+# Debian packages needed to build and test; installed with apt-get when
+# missing (root on Debian 12).  See mk/deps.sh for the list.
+deps:
+	sh mk/deps.sh
+
+# All tiers; each prints its own summary, tests/run-tier.sh the total.
+check: all $(CHECK_UNIT)
+	sh tests/run-tests.sh $(BUILD)
+
+check-unit: all $(CHECK_UNIT)
+	sh tests/run-tests.sh $(BUILD) unit
+
+check-abi: all
+	sh tests/run-tests.sh $(BUILD) abi
+
+check-integration: all
+	sh tests/run-tests.sh $(BUILD) integration
+
+check-compat: all
+	sh tests/run-tests.sh $(BUILD) compat
+
+# The main job: engine, two pods, verbs tools in each.
+demo: all
+	sh deploy/demo.sh $(BUILD)
+
+# Every header compiles on its own.
+headers-check:
+	@set -e; for h in $(HEADERS_CHECK); do \
+		printf '#include "%s"\n' "$$h" | \
+		$(CC) $(BASE_CPPFLAGS) -std=gnu11 -Wall -Wextra -Werror \
+			-x c -fsyntax-only - || { echo "header $$h"; exit 1; }; \
+	done; echo "headers-check: $(words $(HEADERS_CHECK)) headers OK"
+
+install: all $(INSTALL_TARGETS)
+
+clean:
+	rm -rf $(BUILD) $(CLEAN_EXTRA)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,1 @@
+# netns: filled in by its component.

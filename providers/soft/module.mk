@@ -1,0 +1,1 @@
+# providers/soft: filled in by its component.

@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * IPC ABI between the soft provider (inside applications), the tools
+ * (pvctl, the CNI plugin) and the podverbsd engine.
+ *
+ * Transport: AF_UNIX SOCK_SEQPACKET, one message per datagram.  Every
+ * message is a struct pv_msg_hdr followed by hdr.len payload bytes.  File
+ * descriptors (async event socket, completion channel socket, later the
+ * memfd rings) travel as SCM_RIGHTS ancillary data on replies.
+ *
+ * Rules: fixed-width fields only, host byte order (both ends are on one
+ * node), every struct padded explicitly and size-checked below, reserved
+ * fields are zero on send and ignored on receive.  A reply carries the
+ * request's op and seq; status is 0 or a negative errno.  Requests the
+ * engine does not know get -EOPNOTSUPP, malformed ones -EINVAL (and a
+ * counter); neither closes the connection.
+ *
+ * Connection model:
+ *  - ibv_get_device_list: connect, HELLO, DEV_LIST, close.
+ *  - ibv_open_device: connect, HELLO, CTX_OPEN; the reply passes one fd,
+ *    the context's async event socket (becomes ibv_context.async_fd).  The
+ *    engine pushes struct pv_ipc_event datagrams on it.
+ *  - ibv_create_comp_channel: CHANNEL_CREATE passes one fd; the engine
+ *    pushes struct pv_ipc_cq_event datagrams on it.
+ *  - All objects are owned by the connection that created them and are
+ *    freed when it closes.
+ */
+#ifndef PV_SOFT_ABI_H
+#define PV_SOFT_ABI_H
+
+#include <stdint.h>
+
+#define PV_IPC_MAGIC		0x50564950u	/* "PVIP" */
+#define PV_IPC_VERSION		1
+#define PV_IPC_MAX_MSG		65536		/* header + payload */
+#define PV_IPC_MAX_FDS		4
+#define PV_IPC_DEFAULT_SOCKET	"/run/podverbs/engine.sock"
+#define PV_IPC_SOCKET_ENV	"PODVERBS_ENGINE"
+
+#define PV_NAME_MAX		64		/* device names, incl. NUL */
+#define PV_IFNAME_MAX		16		/* IFNAMSIZ */
+#define PV_PATH_MAX		256
+#define PV_GID_TABLE_MAX	16
+#define PV_FW_VER_MAX		64
+
+/* Identifies the soft device to applications and tools (perftest keys on
+ * these); 0x1de5 is not a registered PCI vendor, chosen so nothing mistakes
+ * us for a vendor's card. */
+#define PV_VENDOR_ID		0x1de5
+#define PV_VENDOR_PART_ID	0x0001
+
+enum pv_ipc_op {
+	PV_OP_HELLO		= 1,
+	PV_OP_DEV_LIST		= 2,
+	PV_OP_DEV_QUERY		= 3,
+	PV_OP_PORT_QUERY	= 4,
+	PV_OP_GID_QUERY		= 5,
+	PV_OP_PKEY_QUERY	= 6,
+	PV_OP_CTX_OPEN		= 7,
+	PV_OP_CHANNEL_CREATE	= 8,
+	PV_OP_CHANNEL_DESTROY	= 9,
+
+	PV_OP_PD_ALLOC		= 16,
+	PV_OP_PD_DEALLOC	= 17,
+	PV_OP_MR_REG		= 18,
+	PV_OP_MR_DEREG		= 19,
+	PV_OP_CQ_CREATE		= 20,
+	PV_OP_CQ_RESIZE		= 21,
+	PV_OP_CQ_DESTROY	= 22,
+	PV_OP_CQ_REQ_NOTIFY	= 23,
+	PV_OP_QP_CREATE		= 24,
+	PV_OP_QP_MODIFY		= 25,
+	PV_OP_QP_QUERY		= 26,
+	PV_OP_QP_DESTROY	= 27,
+	PV_OP_SRQ_CREATE	= 28,
+	PV_OP_SRQ_MODIFY	= 29,
+	PV_OP_SRQ_QUERY		= 30,
+	PV_OP_SRQ_DESTROY	= 31,
+	PV_OP_AH_CREATE		= 32,
+	PV_OP_AH_DESTROY	= 33,
+
+	/* Administrative: root in the engine's own network namespace only. */
+	PV_OP_ADM_DEV_ADD	= 128,
+	PV_OP_ADM_DEV_DEL	= 129,
+	PV_OP_ADM_DEV_LIST	= 130,
+	PV_OP_ADM_OBJ_LIST	= 131,
+	PV_OP_ADM_STATS		= 132,
+
+	PV_OP_MAX		= 255,
+};
+
+struct pv_msg_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t op;
+	uint32_t len;		/* payload bytes after this header */
+	uint32_t seq;
+	int32_t  status;	/* replies: 0 or -errno */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct pv_msg_hdr) == 24, "pv_msg_hdr size");
+
+#define PV_IPC_MAX_PAYLOAD	(PV_IPC_MAX_MSG - sizeof(struct pv_msg_hdr))
+
+/* HELLO: request and reply. */
+struct pv_ipc_hello {
+	uint32_t abi_version;	/* PV_IPC_VERSION of the sender */
+	uint32_t flags;
+	uint32_t client_id;	/* reply: engine's id of this connection */
+	uint32_t reserved[5];
+};
+_Static_assert(sizeof(struct pv_ipc_hello) == 32, "pv_ipc_hello size");
+
+enum pv_port_state {		/* same values as enum ibv_port_state */
+	PV_PORT_DOWN		= 1,
+	PV_PORT_INIT		= 2,
+	PV_PORT_ARMED		= 3,
+	PV_PORT_ACTIVE		= 4,
+};
+
+/* One device as listed to a client (DEV_LIST reply: pv_ipc_dev_list). */
+struct pv_ipc_dev_info {
+	uint32_t dev_id;	/* engine-wide, stable while the device lives */
+	uint32_t flags;
+	uint64_t node_guid;
+	char     name[PV_NAME_MAX];
+	char     ifname[PV_IFNAME_MAX];
+	uint16_t pkey;
+	uint8_t  port_state;	/* enum pv_port_state */
+	uint8_t  reserved0;
+	uint32_t reserved[3];
+};
+_Static_assert(sizeof(struct pv_ipc_dev_info) == 112, "pv_ipc_dev_info size");
+
+struct pv_ipc_dev_list {
+	uint32_t count;
+	uint32_t reserved;
+	struct pv_ipc_dev_info dev[];	/* count entries */
+};
+_Static_assert(sizeof(struct pv_ipc_dev_list) == 8, "pv_ipc_dev_list size");
+
+/* DEV_QUERY, PORT_QUERY, GID_QUERY, PKEY_QUERY, CTX_OPEN request. */
+struct pv_ipc_dev_ref {
+	uint32_t dev_id;
+	uint8_t  port;		/* 1-based where it matters */
+	uint8_t  reserved0[3];
+	uint32_t index;		/* PKEY_QUERY */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct pv_ipc_dev_ref) == 16, "pv_ipc_dev_ref size");
+
+/* DEV_QUERY reply: what ibv_query_device reports. */
+struct pv_ipc_dev_attr {
+	uint64_t node_guid;
+	uint64_t sys_image_guid;
+	uint64_t max_mr_size;
+	uint64_t page_size_cap;
+	uint32_t vendor_id;
+	uint32_t vendor_part_id;
+	uint32_t hw_ver;
+	uint32_t device_cap_flags;
+	uint32_t max_qp;
+	uint32_t max_qp_wr;
+	uint32_t max_sge;
+	uint32_t max_sge_rd;
+	uint32_t max_cq;
+	uint32_t max_cqe;
+	uint32_t max_mr;
+	uint32_t max_pd;
+	uint32_t max_qp_rd_atom;
+	uint32_t max_qp_init_rd_atom;
+	uint32_t max_srq;
+	uint32_t max_srq_wr;
+	uint32_t max_srq_sge;
+	uint32_t max_ah;
+	uint32_t max_pkeys;
+	uint32_t atomic_cap;	/* enum ibv_atomic_cap */
+	uint32_t max_inline_data;
+	uint32_t phys_port_cnt;
+	char     fw_ver[PV_FW_VER_MAX];
+	uint32_t reserved[8];
+};
+_Static_assert(sizeof(struct pv_ipc_dev_attr) == 216, "pv_ipc_dev_attr size");
+
+/* PORT_QUERY reply. */
+struct pv_ipc_port_attr {
+	uint32_t state;		/* enum pv_port_state */
+	uint32_t max_mtu;	/* enum ibv_mtu */
+	uint32_t active_mtu;	/* enum ibv_mtu */
+	uint32_t netdev_mtu;	/* bytes, the interface's MTU */
+	uint32_t gid_tbl_len;
+	uint32_t port_cap_flags;
+	uint32_t max_msg_sz;
+	uint32_t pkey_tbl_len;
+	uint8_t  phys_state;	/* 5 = LinkUp, 3 = Disabled */
+	uint8_t  active_width;
+	uint8_t  active_speed;
+	uint8_t  link_layer;	/* IBV_LINK_LAYER_ETHERNET */
+	uint32_t reserved[7];
+};
+_Static_assert(sizeof(struct pv_ipc_port_attr) == 64, "pv_ipc_port_attr size");
+
+enum pv_gid_type {		/* same values as enum ibv_gid_type */
+	PV_GID_TYPE_IB		= 0,
+	PV_GID_TYPE_ROCE_V1	= 1,
+	PV_GID_TYPE_ROCE_V2	= 2,
+};
+
+struct pv_ipc_gid_entry {
+	uint8_t  gid[16];
+	uint32_t gid_type;	/* enum pv_gid_type */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct pv_ipc_gid_entry) == 24, "pv_ipc_gid_entry size");
+
+/* GID_QUERY reply: the whole, dense table of one port. */
+struct pv_ipc_gid_table {
+	uint32_t count;
+	uint32_t reserved;
+	struct pv_ipc_gid_entry gid[PV_GID_TABLE_MAX];
+};
+_Static_assert(sizeof(struct pv_ipc_gid_table) == 8 + 24 * PV_GID_TABLE_MAX,
+	       "pv_ipc_gid_table size");
+
+/* PKEY_QUERY reply. */
+struct pv_ipc_pkey {
+	uint16_t pkey;
+	uint16_t reserved0;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct pv_ipc_pkey) == 8, "pv_ipc_pkey size");
+
+/* Replies that create something: CTX_OPEN, CHANNEL_CREATE, PD_ALLOC,
+ * AH_CREATE; also the request of every *_DESTROY / DEALLOC / DEREG. */
+struct pv_ipc_handle {
+	uint32_t handle;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct pv_ipc_handle) == 8, "pv_ipc_handle size");
+
+/* Async events pushed on the context's event socket (ibv_context.async_fd). */
+struct pv_ipc_event {
+	uint32_t event_type;	/* enum ibv_event_type */
+	uint32_t obj_kind;	/* enum pv_obj_kind, or PV_OBJ_NONE */
+	uint32_t handle;	/* object handle, or the port number */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct pv_ipc_event) == 16, "pv_ipc_event size");
+
+/* Completion events pushed on a completion channel socket. */
+struct pv_ipc_cq_event {
+	uint32_t cq_handle;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct pv_ipc_cq_event) == 8, "pv_ipc_cq_event size");
+
+enum pv_obj_kind {
+	PV_OBJ_NONE	= 0,
+	PV_OBJ_PD	= 1,
+	PV_OBJ_MR	= 2,
+	PV_OBJ_CQ	= 3,
+	PV_OBJ_QP	= 4,
+	PV_OBJ_SRQ	= 5,
+	PV_OBJ_AH	= 6,
+	PV_OBJ_CHANNEL	= 7,
+	PV_OBJ_PORT	= 8,
+};
+
+/* MR_REG request; reply pv_ipc_mr_reg_resp. */
+struct pv_ipc_mr_reg {
+	uint32_t pd_handle;
+	uint32_t access;	/* enum ibv_access_flags */
+	uint64_t addr;		/* in the client's address space */
+	uint64_t length;
+	uint64_t iova;
+	uint32_t reserved[4];
+};
+_Static_assert(sizeof(struct pv_ipc_mr_reg) == 48, "pv_ipc_mr_reg size");
+
+struct pv_ipc_mr_reg_resp {
+	uint32_t handle;
+	uint32_t lkey;
+	uint32_t rkey;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct pv_ipc_mr_reg_resp) == 16, "pv_ipc_mr_reg_resp size");
+
+/* CQ_CREATE / CQ_RESIZE request; reply pv_ipc_cq_resp. */
+struct pv_ipc_cq_create {
+	uint32_t cqe;
+	uint32_t channel_handle;	/* 0 = none */
+	uint32_t comp_vector;
+	uint32_t cq_handle;		/* CQ_RESIZE only */
+	uint32_t reserved[4];
+};
+_Static_assert(sizeof(struct pv_ipc_cq_create) == 32, "pv_ipc_cq_create size");
+
+struct pv_ipc_cq_resp {
+	uint32_t handle;
+	uint32_t cqe;		/* actual depth */
+	uint32_t reserved[2];
+};
+_Static_assert(sizeof(struct pv_ipc_cq_resp) == 16, "pv_ipc_cq_resp size");
+
+/* CQ_REQ_NOTIFY request. */
+struct pv_ipc_cq_notify {
+	uint32_t cq_handle;
+	uint32_t solicited_only;
+};
+_Static_assert(sizeof(struct pv_ipc_cq_notify) == 8, "pv_ipc_cq_notify size");
+
+struct pv_ipc_qp_cap {
+	uint32_t max_send_wr;
+	uint32_t max_recv_wr;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_inline_data;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct pv_ipc_qp_cap) == 24, "pv_ipc_qp_cap size");
+
+/* QP_CREATE request; reply pv_ipc_qp_create_resp. */
+struct pv_ipc_qp_create {
+	uint32_t pd_handle;
+	uint32_t send_cq_handle;
+	uint32_t recv_cq_handle;
+	uint32_t srq_handle;	/* 0 = none */
+	uint32_t qp_type;	/* enum ibv_qp_type */
+	uint32_t sq_sig_all;
+	struct pv_ipc_qp_cap cap;
+	uint32_t reserved[4];
+};
+_Static_assert(sizeof(struct pv_ipc_qp_create) == 64, "pv_ipc_qp_create size");
+
+struct pv_ipc_qp_create_resp {
+	uint32_t handle;
+	uint32_t qp_num;
+	struct pv_ipc_qp_cap cap;	/* actual */
+};
+_Static_assert(sizeof(struct pv_ipc_qp_create_resp) == 32, "pv_ipc_qp_create_resp size");
+
+/* Address vector, our fixed-width mirror of ibv_ah_attr + ibv_global_route. */
+struct pv_ipc_ah_attr {
+	uint8_t  dgid[16];
+	uint32_t flow_label;
+	uint8_t  sgid_index;
+	uint8_t  hop_limit;
+	uint8_t  traffic_class;
+	uint8_t  is_global;
+	uint16_t dlid;
+	uint8_t  sl;
+	uint8_t  src_path_bits;
+	uint8_t  static_rate;
+	uint8_t  port_num;
+	uint8_t  reserved0[2];
+	uint32_t reserved[2];
+};
+_Static_assert(sizeof(struct pv_ipc_ah_attr) == 40, "pv_ipc_ah_attr size");
+
+/* AH_CREATE request; reply pv_ipc_handle. */
+struct pv_ipc_ah_create {
+	uint32_t pd_handle;
+	uint32_t reserved;
+	struct pv_ipc_ah_attr attr;
+};
+_Static_assert(sizeof(struct pv_ipc_ah_create) == 48, "pv_ipc_ah_create size");
+
+/* Our mirror of ibv_qp_attr (values keep their ibv_* meanings). */
+struct pv_ipc_qp_attr {
+	uint32_t qp_state;
+	uint32_t cur_qp_state;
+	uint32_t path_mtu;
+	uint32_t path_mig_state;
+	uint32_t qkey;
+	uint32_t rq_psn;
+	uint32_t sq_psn;
+	uint32_t dest_qp_num;
+	uint32_t qp_access_flags;
+	uint16_t pkey_index;
+	uint16_t alt_pkey_index;
+	struct pv_ipc_qp_cap cap;
+	struct pv_ipc_ah_attr ah_attr;
+	struct pv_ipc_ah_attr alt_ah_attr;
+	uint8_t  en_sqd_async_notify;
+	uint8_t  sq_draining;
+	uint8_t  max_rd_atomic;
+	uint8_t  max_dest_rd_atomic;
+	uint8_t  min_rnr_timer;
+	uint8_t  port_num;
+	uint8_t  timeout;
+	uint8_t  retry_cnt;
+	uint8_t  rnr_retry;
+	uint8_t  alt_port_num;
+	uint8_t  alt_timeout;
+	uint8_t  reserved0;
+	uint32_t rate_limit;
+	uint32_t reserved[4];
+};
+_Static_assert(sizeof(struct pv_ipc_qp_attr) == 176, "pv_ipc_qp_attr size");
+
+/* QP_MODIFY request (no reply payload); QP_QUERY request is
+ * pv_ipc_qp_modify with attr ignored, reply pv_ipc_qp_query_resp. */
+struct pv_ipc_qp_modify {
+	uint32_t qp_handle;
+	uint32_t attr_mask;	/* enum ibv_qp_attr_mask */
+	struct pv_ipc_qp_attr attr;
+};
+_Static_assert(sizeof(struct pv_ipc_qp_modify) == 184, "pv_ipc_qp_modify size");
+
+struct pv_ipc_qp_query_resp {
+	struct pv_ipc_qp_attr attr;
+	struct pv_ipc_qp_create init;	/* as created, cap as granted */
+};
+_Static_assert(sizeof(struct pv_ipc_qp_query_resp) == 240, "pv_ipc_qp_query_resp size");
+
+/* SRQ_CREATE request; reply pv_ipc_srq_resp.  SRQ_MODIFY uses it with
+ * srq_handle and attr_mask (IBV_SRQ_MAX_WR, IBV_SRQ_LIMIT). */
+struct pv_ipc_srq {
+	uint32_t pd_handle;
+	uint32_t srq_handle;
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t srq_limit;
+	uint32_t attr_mask;
+	uint32_t reserved[2];
+};
+_Static_assert(sizeof(struct pv_ipc_srq) == 32, "pv_ipc_srq size");
+
+struct pv_ipc_srq_resp {
+	uint32_t handle;
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t srq_limit;
+};
+_Static_assert(sizeof(struct pv_ipc_srq_resp) == 16, "pv_ipc_srq_resp size");
+
+/* ADM_DEV_ADD request; reply pv_ipc_dev_info of the new device.
+ * netns_path names the namespace (/var/run/netns/X or /proc/PID/ns/net);
+ * empty means the engine's own namespace. */
+struct pv_ipc_adm_dev_add {
+	char     netns_path[PV_PATH_MAX];
+	char     ifname[PV_IFNAME_MAX];
+	char     name[PV_NAME_MAX];	/* empty: engine picks "pv<N>" */
+	uint16_t pkey;			/* 0 means the default 0xffff */
+	uint16_t reserved0;
+	uint32_t flags;
+	uint32_t reserved[6];
+};
+_Static_assert(sizeof(struct pv_ipc_adm_dev_add) == 368, "pv_ipc_adm_dev_add size");
+
+/* ADM_DEV_DEL request: by dev_id, or by name when dev_id is 0. */
+struct pv_ipc_adm_dev_del {
+	uint32_t dev_id;
+	uint32_t reserved;
+	char     name[PV_NAME_MAX];
+};
+_Static_assert(sizeof(struct pv_ipc_adm_dev_del) == 72, "pv_ipc_adm_dev_del size");
+
+/* ADM_DEV_LIST reply: count entries of this, with the namespace. */
+struct pv_ipc_adm_dev {
+	struct pv_ipc_dev_info info;
+	uint64_t netns_ino;	/* st_ino of the namespace */
+	uint64_t netns_dev;	/* st_dev of the namespace */
+	char     netns_path[PV_PATH_MAX];
+	uint32_t gid_count;
+	uint32_t clients;	/* connections with a context on it */
+	struct pv_ipc_gid_entry gid[PV_GID_TABLE_MAX];
+};
+_Static_assert(sizeof(struct pv_ipc_adm_dev) == 112 + 16 + 256 + 8 + 24 * 16,
+	       "pv_ipc_adm_dev size");
+
+struct pv_ipc_adm_dev_list {
+	uint32_t count;
+	uint32_t reserved;
+	struct pv_ipc_adm_dev dev[];
+};
+
+/* ADM_OBJ_LIST request: pv_ipc_dev_ref (dev_id 0 = all devices).
+ * Reply: count entries of pv_ipc_adm_obj. */
+struct pv_ipc_adm_obj {
+	uint32_t dev_id;
+	uint32_t client_id;
+	uint32_t client_pid;
+	uint32_t kind;		/* enum pv_obj_kind */
+	uint32_t handle;
+	uint32_t detail;	/* qp_num for QPs, lkey for MRs, depth for CQs */
+	uint32_t state;		/* QP state, else 0 */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct pv_ipc_adm_obj) == 32, "pv_ipc_adm_obj size");
+
+struct pv_ipc_adm_obj_list {
+	uint32_t count;
+	uint32_t reserved;
+	struct pv_ipc_adm_obj obj[];
+};
+
+/* ADM_STATS reply: engine counters (named, so tools need no table). */
+#define PV_STAT_NAME_MAX 48
+struct pv_ipc_stat {
+	char     name[PV_STAT_NAME_MAX];
+	uint64_t value;
+};
+_Static_assert(sizeof(struct pv_ipc_stat) == 56, "pv_ipc_stat size");
+
+struct pv_ipc_stats {
+	uint32_t count;
+	uint32_t reserved;
+	struct pv_ipc_stat stat[];
+};
+
+#endif /* PV_SOFT_ABI_H */
