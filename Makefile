@@ -13,8 +13,10 @@ include mk/rules.mk
 
 include common/module.mk
 include netns/module.mk
+include providers/soft/provider/module.mk
+include providers/soft/engine/module.mk
+include providers/soft/pvctl/module.mk
 include libverbs/module.mk
-include providers/soft/module.mk
 include tests/module.mk
 
 include mk/targets.mk

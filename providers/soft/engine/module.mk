@@ -1,0 +1,1 @@
+# providers/soft/engine: filled in by its component.

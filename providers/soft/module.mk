@@ -1,1 +1,0 @@
-# providers/soft: filled in by its component.

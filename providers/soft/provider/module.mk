@@ -1,0 +1,1 @@
+# providers/soft/provider: filled in by its component.

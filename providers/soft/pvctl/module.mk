@@ -1,0 +1,1 @@
+# providers/soft/pvctl: filled in by its component.
