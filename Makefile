@@ -17,6 +17,8 @@ include providers/soft/provider/module.mk
 include providers/soft/engine/module.mk
 include providers/soft/pvctl/module.mk
 include libverbs/module.mk
+include cni-plugin/module.mk
+include device-plugin/module.mk
 include tests/module.mk
 
 include mk/targets.mk

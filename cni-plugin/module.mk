@@ -1,0 +1,1 @@
+# cni-plugin: filled in by its component.

@@ -1,0 +1,1 @@
+# device-plugin: filled in by its component.
