@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages podverbs needs to build and test, when
 # missing.  Needs root (apt-get); prints what it installs.
 set -e
-PKGS="build-essential pkg-config iproute2 procps
+PKGS="build-essential make gcc pkg-config iproute2 procps
 libnl-3-dev libnl-route-3-dev libcjson-dev libseccomp-dev libudev-dev
 libcmocka-dev
 libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils perftest
