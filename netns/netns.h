@@ -12,6 +12,7 @@
 #define NETNS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -22,6 +23,9 @@
 /* Opens a namespace file (/var/run/netns/X, /proc/PID/ns/net); NULL or ""
  * opens the caller's own.  Returns an O_CLOEXEC fd or -errno. */
 int netns_open(const char *path);
+/* Opens /proc/PID/ns/net (pid 0: the calling thread's).  -ESRCH if the
+ * process is gone. */
+int netns_open_pid(pid_t pid);
 
 /* The identity of a namespace: (st_dev, st_ino) of its nsfs inode. */
 struct netns_id {
@@ -73,6 +77,9 @@ int netns_watch_open(int ns_fd);
 /* Reads all queued notifications; returns 1 if any link or address change
  * was seen, 0 if none, -errno on error. */
 int netns_watch_drain(int watch_fd);
+/* The pure part of netns_watch_drain: 1 if the netlink messages in buf
+ * (len bytes) hold a link or address change, else 0. */
+int netns_watch_parse(const void *buf, size_t len);
 
 /* RoCEv2 GIDs (pure). */
 struct netns_gid {
