@@ -7,9 +7,11 @@
  *   netns-probe watch NS TIMEOUT_MS    prints "ready", then "changed" when
  *                                      a link/address event arrives (exit
  *                                      0) or "timeout" (exit 2)
- *   netns-probe run   NS               runs work inside NS from several
- *                                      threads and checks no thread of the
- *                                      process stays switched
+ *   netns-probe run   NS [NS...]       runs work inside each NS from
+ *                                      concurrent threads and checks no
+ *                                      thread of the process stays switched
+ *   netns-probe socket NS IPV4         a UDP socket made in NS binds to
+ *                                      IPV4 (an address only NS has)
  *   netns-probe id    NS               "DEV:INO" of the namespace
  *
  * NS is a path (/var/run/netns/X, /proc/PID/ns/net) or "self".
@@ -18,6 +20,9 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,8 +150,10 @@ static int check_tasks(const struct netns_id *want)
 }
 
 struct run_arg {
+	int ns_fd;
 	struct netns_id target;
 	struct netns_id seen;
+	int ret;
 };
 
 static int run_fn(void *p)
@@ -156,23 +163,47 @@ static int run_fn(void *p)
 	return netns_id_of_pid(0, &a->seen);
 }
 
-static int cmd_run(int ns_fd)
+/* One caller thread: many short trips into its namespace. */
+static void *run_loop(void *p)
 {
-	struct netns_id self, self_after;
-	struct run_arg a;
-	int r;
+	struct run_arg *a = p;
 
-	if ((r = netns_id_of_pid(0, &self)) < 0 ||
-	    (r = netns_id_of_fd(ns_fd, &a.target)) < 0)
-		return fail("netns_id", r);
-	for (int i = 0; i < 20; i++) {
-		r = netns_run(ns_fd, run_fn, &a);
-		if (r < 0)
-			return fail("netns_run", r);
-		if (!netns_id_equal(&a.seen, &a.target)) {
-			fprintf(stderr, "netns-probe: work ran outside target\n");
-			return 1;
-		}
+	a->ret = netns_id_of_fd(a->ns_fd, &a->target);
+	for (int i = 0; i < 50 && a->ret >= 0; i++) {
+		a->ret = netns_run(a->ns_fd, run_fn, a);
+		if (a->ret >= 0 && !netns_id_equal(&a->seen, &a->target))
+			a->ret = -EXDEV;
+	}
+	return NULL;
+}
+
+/* Runs work in every given namespace from concurrent caller threads, then
+ * checks that the caller and every thread of the process are still in
+ * the namespace the process started in. */
+static int cmd_run(int argc, char **argv)
+{
+	struct run_arg args[8];
+	pthread_t tids[8];
+	struct netns_id self, self_after;
+	int n = argc < 8 ? argc : 8, r;
+
+	r = netns_id_of_pid(0, &self);
+	if (r < 0)
+		return fail("netns_id_of_pid", r);
+	for (int i = 0; i < n; i++) {
+		args[i].ns_fd = open_ns(argv[i]);
+		if (args[i].ns_fd < 0)
+			return fail("netns_open", args[i].ns_fd);
+		if (pthread_create(&tids[i], NULL, run_loop, &args[i]) != 0)
+			return fail("pthread_create", -EAGAIN);
+	}
+	for (int i = 0; i < n; i++) {
+		pthread_join(tids[i], NULL);
+		if (args[i].ret == -EXDEV)
+			return fail("work ran outside its namespace", -EXDEV);
+		if (args[i].ret < 0)
+			return fail("netns_run", args[i].ret);
+		close(args[i].ns_fd);
 	}
 	r = netns_id_of_pid(0, &self_after);
 	if (r < 0)
@@ -182,9 +213,32 @@ static int cmd_run(int ns_fd)
 	r = check_tasks(&self);
 	if (r < 0)
 		return fail("a thread stayed switched", r);
-	printf("ok %llu:%llu\n", (unsigned long long)a.target.dev,
-	       (unsigned long long)a.target.ino);
+	for (int i = 0; i < n; i++)
+		printf("ok %llu:%llu\n", (unsigned long long)args[i].target.dev,
+		       (unsigned long long)args[i].target.ino);
 	return 0;
+}
+
+/* A UDP socket made inside NS and bound to ADDR (which exists only
+ * there): proves the socket lives in NS after the worker thread ended. */
+static int cmd_socket(int ns_fd, const char *addr)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	int fd, r = 0;
+
+	if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1)
+		return fail("bad IPv4 address", -EINVAL);
+	fd = netns_socket(ns_fd, AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0)
+		return fail("netns_socket", fd);
+	if (!(fcntl(fd, F_GETFD) & FD_CLOEXEC))
+		r = fail("socket not CLOEXEC", -EINVAL);
+	else if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0)
+		r = fail("bind", -errno);
+	else
+		printf("bound %s\n", addr);
+	close(fd);
+	return r;
 }
 
 int main(int argc, char **argv)
@@ -205,7 +259,9 @@ int main(int argc, char **argv)
 	else if (strcmp(argv[1], "watch") == 0 && argc == 4)
 		rc = cmd_watch(ns_fd, argv[3]);
 	else if (strcmp(argv[1], "run") == 0)
-		rc = cmd_run(ns_fd);
+		rc = cmd_run(argc - 2, argv + 2);
+	else if (strcmp(argv[1], "socket") == 0 && argc == 4)
+		rc = cmd_socket(ns_fd, argv[3]);
 	else if (strcmp(argv[1], "id") == 0) {
 		struct netns_id id;
 		int r = netns_id_of_fd(ns_fd, &id);
