@@ -6,7 +6,8 @@ PKGS="build-essential make gcc pkg-config iproute2 procps
 libnl-3-dev libnl-route-3-dev libcjson-dev libseccomp-dev libudev-dev
 libcmocka-dev
 libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils perftest
-iperf3 sockperf"
+iperf3 sockperf
+python3"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

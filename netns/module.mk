@@ -31,3 +31,4 @@ HEADERS_CHECK += netns/netns.h
 
 $(eval $(call unit_test,test_netns_gid,tests/unit/netns/test_netns_gid.c,$(OBJDIR)/netns/netns_gid.o,))
 $(eval $(call unit_test,test_netns_watch,tests/unit/netns/test_netns_watch.c,$(OBJDIR)/netns/netns_watch.o $(OBJDIR)/netns/netns_ns.o,))
+$(eval $(call unit_test,test_netns_ns,tests/unit/netns/test_netns_ns.c,$(OBJDIR)/netns/netns_ns.o $(OBJDIR)/netns/netns_watch.o,))

@@ -21,7 +21,9 @@
 #define NETNS_GID_MAX		16
 
 /* Opens a namespace file (/var/run/netns/X, /proc/PID/ns/net); NULL or ""
- * opens the caller's own.  Returns an O_CLOEXEC fd or -errno. */
+ * opens the calling thread's own.  Returns an O_CLOEXEC fd or -errno
+ * (-ENOENT: no such file; -EINVAL: not a network namespace).  The fd keeps
+ * the namespace alive even after `ip netns del`. */
 int netns_open(const char *path);
 /* Opens /proc/PID/ns/net (pid 0: the calling thread's).  -ESRCH if the
  * process is gone. */
@@ -41,7 +43,11 @@ static inline bool netns_id_equal(const struct netns_id *a,
 }
 
 /* Runs fn(arg) in a short-lived thread switched into ns_fd and returns
- * what fn returned (fn follows the >= 0 / -errno convention). */
+ * what fn returned (fn follows the >= 0 / -errno convention).  The thread
+ * starts with all signals blocked and is joined before returning.  When
+ * the caller already is in ns_fd, fn runs on the caller's thread (no
+ * privilege needed).  Switching needs CAP_SYS_ADMIN (-EPERM otherwise);
+ * -EINVAL if ns_fd is not a network namespace. */
 int netns_run(int ns_fd, int (*fn)(void *arg), void *arg);
 
 /* socket(2) inside ns_fd; the fd is CLOEXEC and stays in that namespace. */
@@ -66,7 +72,9 @@ struct netns_link {
 	struct netns_addr addrs[NETNS_ADDR_MAX];	/* kernel order */
 };
 
-/* Reads one interface (by name) and its addresses inside ns_fd. */
+/* Reads one interface (by name) and its addresses inside ns_fd.  -ENODEV
+ * if there is no such interface, -EINVAL for a bad name; addresses past
+ * NETNS_ADDR_MAX are left out.  Costs a thread and a netlink dump. */
 int netns_link_get(int ns_fd, const char *ifname, struct netns_link *ret_link);
 
 /*
@@ -75,7 +83,8 @@ int netns_link_get(int ns_fd, const char *ifname, struct netns_link *ret_link);
  */
 int netns_watch_open(int ns_fd);
 /* Reads all queued notifications; returns 1 if any link or address change
- * was seen, 0 if none, -errno on error. */
+ * was seen, 0 if none, -errno on error.  An overrun (lost notifications)
+ * counts as a change: re-read with netns_link_get(). */
 int netns_watch_drain(int watch_fd);
 /* The pure part of netns_watch_drain: 1 if the netlink messages in buf
  * (len bytes) hold a link or address change, else 0. */

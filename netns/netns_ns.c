@@ -124,6 +124,14 @@ static void *netns_run_thread(void *p)
 	return NULL;
 }
 
+static bool netns_is_current(int ns_fd)
+{
+	struct netns_id want = { 0 }, cur = { 0 };
+
+	return netns_id_of_fd(ns_fd, &want) == 0 &&
+	       netns_id_of_pid(0, &cur) == 0 && netns_id_equal(&want, &cur);
+}
+
 int netns_run(int ns_fd, int (*fn)(void *arg), void *arg)
 {
 	struct netns_run_ctx ctx = { .ns_fd = ns_fd, .fn = fn, .arg = arg };
@@ -138,6 +146,11 @@ int netns_run(int ns_fd, int (*fn)(void *arg), void *arg)
 	r = netns_check_type(ns_fd);
 	if (r < 0)
 		return r;
+	/* Already there: no switch needed, and none of setns()'s privilege
+	 * (CAP_SYS_ADMIN) either, so unprivileged callers can use their own
+	 * namespace's fd. */
+	if (netns_is_current(ns_fd))
+		return fn(arg);
 	/* The worker starts with every signal blocked: handlers keep running
 	 * on the caller's threads, never inside the foreign namespace. */
 	sigfillset(&all);

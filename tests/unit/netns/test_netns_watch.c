@@ -1,15 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of the netns pieces that need no root: watch message parsing,
- * and the error paths of opening and naming namespaces. */
-#include <errno.h>
-#include <fcntl.h>
+/* Unit tests of watch message parsing (no sockets, no root). */
 #include <setjmp.h>
 #include <stdalign.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <unistd.h>
 #include <sys/socket.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -84,63 +80,6 @@ static void test_netns_watch__malformed_stops(void **state)
 	assert_int_equal(netns_watch_parse(buf, len), 0);
 }
 
-static void test_netns_ns__open_errors(void **state)
-{
-	(void)state;
-	assert_int_equal(netns_open("/nonexistent/netns"), -ENOENT);
-	/* Not a namespace at all, and a namespace of the wrong kind. */
-	assert_int_equal(netns_open("/dev/null"), -EINVAL);
-	assert_int_equal(netns_open("/proc/self/ns/uts"), -EINVAL);
-	assert_int_equal(netns_open_pid(-1), -EINVAL);
-	assert_int_equal(netns_open_pid(0x7ffffff0), -ESRCH);
-}
-
-static void test_netns_ns__open_self_cloexec(void **state)
-{
-	struct netns_id a, b, c;
-	int fd, fd2;
-
-	(void)state;
-	fd = netns_open(NULL);
-	assert_true(fd >= 0);
-	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
-	fd2 = netns_open_pid(getpid());
-	assert_true(fd2 >= 0);
-	assert_int_equal(netns_id_of_fd(fd, &a), 0);
-	assert_int_equal(netns_id_of_fd(fd2, &b), 0);
-	assert_int_equal(netns_id_of_pid(0, &c), 0);
-	assert_true(netns_id_equal(&a, &b));
-	assert_true(netns_id_equal(&a, &c));
-	assert_int_equal(netns_id_of_pid(getpid(), &c), 0);
-	assert_true(netns_id_equal(&a, &c));
-	close(fd);
-	close(fd2);
-}
-
-static int never_called(void *arg)
-{
-	(void)arg;
-	fail();
-	return 0;
-}
-
-static void test_netns_ns__bad_fds(void **state)
-{
-	struct netns_id id;
-	int fd;
-
-	(void)state;
-	assert_int_equal(netns_id_of_fd(-1, &id), -EBADF);
-	assert_int_equal(netns_id_of_pid(0x7ffffff0, &id), -ESRCH);
-	assert_int_equal(netns_run(-1, never_called, NULL), -EBADF);
-	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	assert_true(fd >= 0);
-	assert_int_equal(netns_run(fd, never_called, NULL), -EINVAL);
-	assert_int_equal(netns_socket(fd, AF_INET, SOCK_DGRAM, 0), -EINVAL);
-	assert_int_equal(netns_watch_open(fd), -EINVAL);
-	close(fd);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -148,9 +87,6 @@ int main(void)
 		cmocka_unit_test(test_netns_watch__other_messages_ignored),
 		cmocka_unit_test(test_netns_watch__event_after_others),
 		cmocka_unit_test(test_netns_watch__malformed_stops),
-		cmocka_unit_test(test_netns_ns__open_errors),
-		cmocka_unit_test(test_netns_ns__open_self_cloexec),
-		cmocka_unit_test(test_netns_ns__bad_fds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
