@@ -4,3 +4,4 @@
 
 
 HEADERS_CHECK += providers/soft/pv-soft-abi.h
+HEADERS_CHECK += include/infiniband/verbs.h
