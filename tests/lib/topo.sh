@@ -186,6 +186,7 @@ topo_no_tentative() {
 
 # pid_alive PID: running (a zombie, exited but not yet reaped, is not).
 pid_alive() {
+	case $1 in ''|*[!0-9]*) return 1 ;; esac
 	[ -r "/proc/$1/stat" ] || return 1
 	_pa_state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
 	[ -n "$_pa_state" ] && [ "$_pa_state" != Z ]
@@ -235,16 +236,22 @@ topo_cleanup() {
 	return "$_rc"
 }
 
-# start_engine [ARGS...]: starts podverbsd on a private socket
-# ($TOPO_TMP/engine.sock), waits up to 5 s until `pvctl stats` answers,
-# exports PODVERBS_ENGINE and sets ENGINE_PID.  Skips if not built.
+# start_engine [ARGS...]: starts podverbsd in the foreground on a private
+# socket ($TOPO_TMP/engine.sock; extra ARGS go to podverbsd), waits up to
+# 5 s until `pvctl --socket ... stats` answers, exports PODVERBS_ENGINE,
+# ENGINE_SOCK, ENGINE_PID and ENGINE_LOG (its stdout+stderr).  Skips if
+# podverbsd is not built; fails if it does not come up.
 start_engine() {
 	_eng=$PV_BUILD/bin/podverbsd
 	_ctl=$PV_BUILD/bin/pvctl
 	[ -x "$_eng" ] || skip "podverbsd not built"
 	ENGINE_SOCK=$TOPO_TMP/engine.sock
 	ENGINE_LOG=$TOPO_TMP/engine.log
-	"$_eng" --socket "$ENGINE_SOCK" "$@" >"$ENGINE_LOG" 2>&1 &
+	# The engine detaches by default; keep it our child so it can be
+	# stopped by PID.
+	_fg=
+	"$_eng" --help 2>/dev/null | grep -q -- --foreground && _fg=--foreground
+	"$_eng" --socket "$ENGINE_SOCK" $_fg "$@" >"$ENGINE_LOG" 2>&1 &
 	ENGINE_PID=$!
 	PODVERBS_ENGINE=$ENGINE_SOCK
 	export PODVERBS_ENGINE ENGINE_SOCK ENGINE_PID ENGINE_LOG
