@@ -162,6 +162,9 @@ def main():
     our_consts, our_fm = api_names(our, True)
     compare("constant", their_consts, our_consts, problems)
     compare("function-like macro", their_fm, our_fm, problems)
+    # #ifdef must answer the same for every constant.
+    compare("constant macro", their_consts & set(theirs.macros()[0]),
+            our_consts & set(our.macros()[0]), problems)
     compare("aggregate", theirs.aggregates, our.aggregates, problems)
     compare("function", theirs.functions, our.functions, problems)
     for agg in sorted(set(theirs.aggregates) & set(our.aggregates)):
