@@ -1,1 +1,50 @@
-# libverbs: filled in by its component.
+# libverbs: libibverbs.so.1, ABI-compatible with rdma-core 44's.  The core
+# (this folder) plus the providers compiled in, exported through
+# libibverbs.map only (-fvisibility=hidden everywhere else).
+#
+# LV_ALL_OBJS (core + providers + common) is also what the unit tests link,
+# so they can call internal functions and exported verbs directly.
+
+LV_SRCS := \
+	libverbs/lv_ah.c \
+	libverbs/lv_ah_wc.c \
+	libverbs/lv_async.c \
+	libverbs/lv_context.c \
+	libverbs/lv_cq.c \
+	libverbs/lv_datapath.c \
+	libverbs/lv_device.c \
+	libverbs/lv_handle.c \
+	libverbs/lv_kern_compat.c \
+	libverbs/lv_pd_mr.c \
+	libverbs/lv_private.c \
+	libverbs/lv_provider.c \
+	libverbs/lv_qp.c \
+	libverbs/lv_query.c \
+	libverbs/lv_rate.c \
+	libverbs/lv_srq.c \
+	libverbs/lv_strings.c \
+	libverbs/lv_sysfs.c
+
+LV_OBJS := $(call objs,$(LV_SRCS))
+LV_ALL_OBJS := $(LV_OBJS) $(PV_SOFT_PROVIDER_OBJS) $(PV_COMMON_OBJS)
+LV_MAP := libverbs/libibverbs.map
+LIBIBVERBS := $(LIBDIR_B)/libibverbs.so.1
+
+$(LIBIBVERBS): $(LV_ALL_OBJS) $(LV_MAP)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(BASE_LDFLAGS) -Wl,-soname,libibverbs.so.1 \
+		-Wl,--version-script=$(LV_MAP) -Wl,-z,defs -Wl,-z,now \
+		-o $@ $(LV_ALL_OBJS)
+
+$(LIBDIR_B)/libibverbs.so: $(LIBIBVERBS)
+	ln -sf libibverbs.so.1 $@
+
+install-libverbs: $(LIBIBVERBS)
+	install -d $(DESTDIR)$(LIBDIR)
+	install -m 0755 $(LIBIBVERBS) $(DESTDIR)$(LIBDIR)/libibverbs.so.1
+	ln -sf libibverbs.so.1 $(DESTDIR)$(LIBDIR)/libibverbs.so
+
+.PHONY: install-libverbs
+ALL_TARGETS += $(LIBIBVERBS) $(LIBDIR_B)/libibverbs.so
+INSTALL_TARGETS += install-libverbs
+HEADERS_CHECK += libverbs/pv_provider.h libverbs/lv_core.h

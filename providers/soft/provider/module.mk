@@ -1,1 +1,17 @@
-# providers/soft/provider: filled in by its component.
+# providers/soft/provider: the soft provider's client side, compiled into
+# libibverbs.so.1 (see libverbs/module.mk) and registered in
+# libverbs/lv_provider.c.  Talks to podverbsd over pv-soft-abi.h.
+
+PV_SOFT_PROVIDER_SRCS := \
+	providers/soft/provider/soft_conn.c \
+	providers/soft/provider/soft_context.c \
+	providers/soft/provider/soft_discover.c \
+	providers/soft/provider/soft_events.c \
+	providers/soft/provider/soft_objects.c \
+	providers/soft/provider/soft_ops.c \
+	providers/soft/provider/soft_qp.c \
+	providers/soft/provider/soft_qp_attr.c
+
+PV_SOFT_PROVIDER_OBJS := $(call objs,$(PV_SOFT_PROVIDER_SRCS))
+
+HEADERS_CHECK += providers/soft/provider/soft_provider.h

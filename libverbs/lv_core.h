@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to libverbs/: helpers shared by the core's files.  Exported verbs
+ * are marked LV_EXPORT; their symbol versions come from libibverbs.map.
+ */
+#ifndef LV_CORE_H
+#define LV_CORE_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libverbs/pv_provider.h"
+
+#define LV_EXPORT __attribute__((visibility("default")))
+
+/* Sets errno from a -errno result and returns NULL (pointer verbs). */
+static inline void *lv_null_errno(int err)
+{
+	errno = err < 0 ? -err : EINVAL;
+	return NULL;
+}
+
+/* Positive errno for int verbs that return it (0 stays 0). */
+static inline int lv_pos(int ret)
+{
+	return ret < 0 ? -ret : 0;
+}
+
+/* -1 with errno set, for verbs documented as returning -1. */
+static inline int lv_minus1(int ret)
+{
+	if (ret >= 0)
+		return 0;
+	errno = -ret;
+	return -1;
+}
+
+/* Providers compiled in (lv_provider.c). */
+size_t lv_provider_count(void);
+const struct pv_provider *lv_provider_at(size_t i);
+
+/* Devices (lv_device.c). */
+void lv_device_ref(struct pv_device *dev);
+void lv_device_unref(struct pv_device *dev);
+
+/* Handle table (lv_handle.c): maps (kind, handle) to an object.  Not
+ * locked: callers hold the context's obj_lock. */
+int lv_htable_insert(struct lv_htable *t, uint32_t kind, uint32_t handle,
+		     void *obj);
+void *lv_htable_lookup(const struct lv_htable *t, uint32_t kind,
+		       uint32_t handle);
+void *lv_htable_remove(struct lv_htable *t, uint32_t kind, uint32_t handle);
+void lv_htable_clear(struct lv_htable *t);
+
+/* Registers/unregisters an object for event mapping, taking obj_lock. */
+int lv_ctx_track(struct pv_context *ctx, uint32_t kind, uint32_t handle,
+		 void *obj);
+void lv_ctx_untrack(struct pv_context *ctx, uint32_t kind, uint32_t handle);
+
+/* Fills the public ibv_context_ops / verbs_context slots (lv_context.c). */
+void lv_ctx_init_ops(struct pv_context *ctx);
+
+/* Data-path trampolines installed in ibv_context_ops (lv_datapath.c). */
+int lv_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
+int lv_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+int lv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		 struct ibv_send_wr **bad_wr);
+int lv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		 struct ibv_recv_wr **bad_wr);
+int lv_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+		     struct ibv_recv_wr **bad_wr);
+
+/* Fills the poll functions of an extended CQ (lv_datapath.c). */
+void lv_cq_ex_init_poll(struct pv_cq *cq);
+
+/* Waits until the app acked as many async events as were delivered. */
+void lv_wait_events(pthread_mutex_t *m, pthread_cond_t *c,
+		    const uint32_t *completed, uint32_t delivered);
+
+/* verbs_context slots (lv_query.c, lv_cq.c, lv_qp.c). */
+int lv_query_port_ex(struct ibv_context *c, uint8_t port,
+		     struct ibv_port_attr *attr, size_t attr_len);
+int lv_query_device_ex(struct ibv_context *c,
+		       const struct ibv_query_device_ex_input *input,
+		       struct ibv_device_attr_ex *attr, size_t attr_size);
+struct ibv_cq_ex *lv_create_cq_ex(struct ibv_context *c,
+				  struct ibv_cq_init_attr_ex *attr);
+struct ibv_qp *lv_create_qp_ex(struct ibv_context *c,
+			       struct ibv_qp_init_attr_ex *attr);
+
+/* GRH parsing for ibv_init_ah_from_wc (lv_ah_wc.c), pure.  The 40 bytes
+ * before a UD receive hold an IPv6 GRH, or for RoCEv2 over IPv4 an IPv4
+ * header in their last 20 bytes (IBA A17.4.5.1); both come out as GIDs. */
+struct lv_grh_info {
+	union ibv_gid sgid;		/* the sender's address */
+	union ibv_gid dgid;		/* ours, as the packet named it */
+	uint32_t flow_label;
+	uint8_t traffic_class;
+	int ip_version;			/* 4 or 6 */
+};
+int lv_grh_parse(const struct ibv_grh *grh, struct lv_grh_info *out);
+
+/* Fills ah_attr to answer the sender of wc (without sgid_index). */
+void lv_ah_attr_from_wc(const struct ibv_wc *wc, uint8_t port_num,
+			const struct lv_grh_info *g, struct ibv_ah_attr *ah);
+
+#endif /* LV_CORE_H */

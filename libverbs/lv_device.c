@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Device list and per-device queries: ibv_get_device_list asks every
+ * provider compiled in for its devices; devices are refcounted so an open
+ * context keeps its device alive after ibv_free_device_list.
+ */
+#include <endian.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libverbs/lv_core.h"
+
+void lv_device_ref(struct pv_device *dev)
+{
+	atomic_fetch_add(&dev->refcnt, 1);
+}
+
+void lv_device_unref(struct pv_device *dev)
+{
+	if (dev && atomic_fetch_sub(&dev->refcnt, 1) == 1)
+		free(dev);
+}
+
+static struct pv_device *device_new(const struct pv_provider *prov,
+				    const struct pv_dev_desc *d)
+{
+	struct pv_device *dev = calloc(1, sizeof(*dev));
+
+	if (!dev)
+		return NULL;
+	dev->prov = prov;
+	dev->dev_id = d->dev_id;
+	dev->node_guid = d->node_guid;
+	dev->index = (int)d->dev_id;
+	atomic_init(&dev->refcnt, 1);
+	dev->ibv.node_type = d->node_type;
+	dev->ibv.transport_type = d->transport_type;
+	snprintf(dev->ibv.name, sizeof(dev->ibv.name), "%s", d->name);
+	/* No kernel uverbs node backs a provider device: the names and paths
+	 * are synthetic, so sysfs reads under them fail like missing files. */
+	snprintf(dev->ibv.dev_name, sizeof(dev->ibv.dev_name), "uverbs%u",
+		 d->dev_id);
+	snprintf(dev->ibv.dev_path, sizeof(dev->ibv.dev_path),
+		 "/sys/class/infiniband_verbs/uverbs%u", d->dev_id);
+	snprintf(dev->ibv.ibdev_path, sizeof(dev->ibv.ibdev_path),
+		 "/sys/class/infiniband/%s", d->name);
+	return dev;
+}
+
+/* Appends one provider's devices to *list (n entries so far, grown). */
+static int add_provider_devices(const struct pv_provider *prov,
+				struct ibv_device ***list, int *n)
+{
+	const struct pv_provider_ops *ops = lv_provider_ops(prov);
+	struct pv_dev_desc *descs = NULL;
+	struct ibv_device **grown;
+	char why[256] = "";
+	int count;
+
+	count = ops->discover(&descs, why, sizeof(why));
+	if (count < 0) {
+		if (getenv("PODVERBS_DEBUG"))
+			fprintf(stderr, "podverbs: %s\n",
+				why[0] ? why : strerror(-count));
+		return 0;	/* a provider without devices is not an error */
+	}
+	grown = realloc(*list, sizeof(**list) * (*n + count + 1));
+	if (!grown)
+		goto err_free_descs;
+	*list = grown;
+	for (int i = 0; i < count; i++) {
+		struct pv_device *dev = device_new(prov, &descs[i]);
+
+		if (!dev)
+			goto err_free_descs;
+		(*list)[(*n)++] = &dev->ibv;
+		(*list)[*n] = NULL;
+	}
+	free(descs);
+	return 0;
+
+err_free_descs:
+	free(descs);
+	return -ENOMEM;
+}
+
+LV_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
+{
+	struct ibv_device **list = calloc(1, sizeof(*list));
+	int n = 0;
+
+	if (!list)
+		goto err_nomem;
+	for (size_t i = 0; i < lv_provider_count(); i++)
+		if (add_provider_devices(lv_provider_at(i), &list, &n) < 0)
+			goto err_free_list;
+	if (num_devices)
+		*num_devices = n;
+	return list;
+
+err_free_list:
+	for (int i = 0; i < n; i++)
+		lv_device_unref((struct pv_device *)list[i]);
+	free(list);
+err_nomem:
+	if (num_devices)
+		*num_devices = 0;
+	errno = ENOMEM;
+	return NULL;
+}
+
+LV_EXPORT void ibv_free_device_list(struct ibv_device **list)
+{
+	if (!list)
+		return;
+	for (struct ibv_device **d = list; *d; d++)
+		lv_device_unref((struct pv_device *)*d);
+	free(list);
+}
+
+LV_EXPORT const char *ibv_get_device_name(struct ibv_device *device)
+{
+	return device ? device->name : NULL;
+}
+
+LV_EXPORT __be64 ibv_get_device_guid(struct ibv_device *device)
+{
+	const struct pv_device *dev = (const struct pv_device *)device;
+
+	return htobe64(dev->node_guid);
+}
+
+LV_EXPORT int ibv_get_device_index(struct ibv_device *device)
+{
+	return ((const struct pv_device *)device)->index;
+}

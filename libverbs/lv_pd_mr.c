@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/* Protection domains and memory regions. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "libverbs/lv_core.h"
+
+#define pv_pd_of(p) ((struct pv_pd *)(p))
+#define pv_mr_of(m) ((struct pv_mr *)(m))
+
+LV_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
+{
+	struct pv_context *ctx;
+	struct pv_pd *pd;
+	int ret;
+
+	if (!context)
+		return lv_null_errno(-EINVAL);
+	ctx = pv_ctx(context);
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return lv_null_errno(-ENOMEM);
+	pd->ibv.context = context;
+	ret = ctx->ops->alloc_pd(ctx, pd);
+	if (ret < 0) {
+		free(pd);
+		return lv_null_errno(ret);
+	}
+	pd->ibv.handle = pd->handle;
+	return &pd->ibv;
+}
+
+LV_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
+{
+	struct pv_context *ctx;
+	int ret;
+
+	if (!pd)
+		return EINVAL;
+	ctx = pv_ctx(pd->context);
+	ret = ctx->ops->dealloc_pd(ctx, pv_pd_of(pd));
+	if (ret < 0)
+		return -ret;
+	free(pd);
+	return 0;
+}
+
+static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			     uint64_t iova, unsigned int access)
+{
+	struct pv_context *ctx;
+	struct pv_mr *mr;
+	int ret;
+
+	if (!pd)
+		return lv_null_errno(-EINVAL);
+	ctx = pv_ctx(pd->context);
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return lv_null_errno(-ENOMEM);
+	mr->ibv.context = pd->context;
+	mr->ibv.pd = pd;
+	mr->ibv.addr = addr;
+	mr->ibv.length = length;
+	ret = ctx->ops->reg_mr(ctx, pv_pd_of(pd), mr, iova, access);
+	if (ret < 0) {
+		free(mr);
+		return lv_null_errno(ret);
+	}
+	mr->ibv.handle = mr->handle;
+	return &mr->ibv;
+}
+
+#undef ibv_reg_mr
+LV_EXPORT struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr,
+				    size_t length, int access)
+{
+	return reg_mr(pd, addr, length, (uintptr_t)addr, (unsigned int)access);
+}
+
+#undef ibv_reg_mr_iova
+LV_EXPORT struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr,
+					 size_t length, uint64_t iova,
+					 int access)
+{
+	return reg_mr(pd, addr, length, iova, (unsigned int)access);
+}
+
+/* Optional access flags (IBV_ACCESS_OPTIONAL_RANGE) may be ignored by the
+ * device, so they are dropped here rather than rejected. */
+LV_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr,
+					  size_t length, uint64_t iova,
+					  unsigned int access)
+{
+	return reg_mr(pd, addr, length, iova,
+		      access & ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE);
+}
+
+LV_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+					   size_t length, uint64_t iova,
+					   int fd, int access)
+{
+	return lv_null_errno(-EOPNOTSUPP);
+}
+
+LV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
+			   void *addr, size_t length, int access)
+{
+	errno = EOPNOTSUPP;
+	return IBV_REREG_MR_ERR_INPUT;
+}
+
+LV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
+{
+	struct pv_context *ctx;
+	int ret;
+
+	if (!mr)
+		return EINVAL;
+	ctx = pv_ctx(mr->context);
+	ret = ctx->ops->dereg_mr(ctx, pv_mr_of(mr));
+	if (ret < 0)
+		return -ret;
+	free(mr);
+	return 0;
+}

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rdma-core's provider-facing symbols (IBVERBS_PRIVATE_34) and the
+ * import/shared-object verbs.  Debian's kernel providers (libmlx5, libefa,
+ * libmlx4) are linked with BIND_NOW against libibverbs.so.1, and perftest
+ * links them directly, so every symbol they import must exist here for
+ * those binaries to load at all.  Our providers are compiled in, so these
+ * entry points are never part of a working path: they fail cleanly.
+ * Argument lists are irrelevant to a stub that ignores them; return types
+ * match (int errno, or NULL for the pointer-returning ones).
+ */
+#include "libverbs/lv_core.h"
+
+#define STUB_INT(name)				\
+	LV_EXPORT int name(void);		\
+	LV_EXPORT int name(void) { return EOPNOTSUPP; }
+#define STUB_PTR(name)				\
+	LV_EXPORT void *name(void);		\
+	LV_EXPORT void *name(void) { errno = EOPNOTSUPP; return NULL; }
+#define STUB_VOID(name)				\
+	LV_EXPORT void name(void);		\
+	LV_EXPORT void name(void) { }
+
+/* A kernel provider library announcing itself from its constructor:
+ * ignored, the devices it drives are not ours to list. */
+STUB_VOID(verbs_register_driver_34)
+STUB_VOID(ibv_register_driver)
+STUB_VOID(verbs_set_ops)
+STUB_VOID(verbs_uninit_context)
+STUB_VOID(verbs_init_cq)
+STUB_VOID(__verbs_log)
+STUB_PTR(_verbs_init_and_alloc_context)
+STUB_PTR(verbs_open_device)
+STUB_INT(verbs_allow_disassociate_destroy)
+STUB_INT(execute_ioctl)
+STUB_INT(__ioctl_final_num_attrs)
+
+STUB_INT(ibv_cmd_advise_mr)
+STUB_INT(ibv_cmd_alloc_dm)
+STUB_INT(ibv_cmd_alloc_mw)
+STUB_INT(ibv_cmd_alloc_pd)
+STUB_INT(ibv_cmd_attach_mcast)
+STUB_INT(ibv_cmd_close_xrcd)
+STUB_INT(ibv_cmd_create_ah)
+STUB_INT(ibv_cmd_create_counters)
+STUB_INT(ibv_cmd_create_cq)
+STUB_INT(ibv_cmd_create_cq_ex)
+STUB_INT(ibv_cmd_create_flow)
+STUB_INT(ibv_cmd_create_flow_action_esp)
+STUB_INT(ibv_cmd_create_qp)
+STUB_INT(ibv_cmd_create_qp_ex)
+STUB_INT(ibv_cmd_create_qp_ex2)
+STUB_INT(ibv_cmd_create_rwq_ind_table)
+STUB_INT(ibv_cmd_create_srq)
+STUB_INT(ibv_cmd_create_srq_ex)
+STUB_INT(ibv_cmd_create_wq)
+STUB_INT(ibv_cmd_dealloc_mw)
+STUB_INT(ibv_cmd_dealloc_pd)
+STUB_INT(ibv_cmd_dereg_mr)
+STUB_INT(ibv_cmd_destroy_ah)
+STUB_INT(ibv_cmd_destroy_counters)
+STUB_INT(ibv_cmd_destroy_cq)
+STUB_INT(ibv_cmd_destroy_flow)
+STUB_INT(ibv_cmd_destroy_flow_action)
+STUB_INT(ibv_cmd_destroy_qp)
+STUB_INT(ibv_cmd_destroy_rwq_ind_table)
+STUB_INT(ibv_cmd_destroy_srq)
+STUB_INT(ibv_cmd_destroy_wq)
+STUB_INT(ibv_cmd_detach_mcast)
+STUB_INT(ibv_cmd_free_dm)
+STUB_INT(ibv_cmd_get_context)
+STUB_INT(ibv_cmd_modify_cq)
+STUB_INT(ibv_cmd_modify_flow_action_esp)
+STUB_INT(ibv_cmd_modify_qp)
+STUB_INT(ibv_cmd_modify_qp_ex)
+STUB_INT(ibv_cmd_modify_srq)
+STUB_INT(ibv_cmd_modify_wq)
+STUB_INT(ibv_cmd_open_qp)
+STUB_INT(ibv_cmd_open_xrcd)
+STUB_INT(ibv_cmd_poll_cq)
+STUB_INT(ibv_cmd_post_recv)
+STUB_INT(ibv_cmd_post_send)
+STUB_INT(ibv_cmd_post_srq_recv)
+STUB_INT(ibv_cmd_query_context)
+STUB_INT(ibv_cmd_query_device_any)
+STUB_INT(ibv_cmd_query_mr)
+STUB_INT(ibv_cmd_query_port)
+STUB_INT(ibv_cmd_query_qp)
+STUB_INT(ibv_cmd_query_srq)
+STUB_INT(ibv_cmd_read_counters)
+STUB_INT(ibv_cmd_reg_dm_mr)
+STUB_INT(ibv_cmd_reg_dmabuf_mr)
+STUB_INT(ibv_cmd_reg_mr)
+STUB_INT(ibv_cmd_req_notify_cq)
+STUB_INT(ibv_cmd_rereg_mr)
+STUB_INT(ibv_cmd_resize_cq)
+
+/* Sharing objects between processes through a kernel cmd_fd: our
+ * contexts are engine connections, which can't be imported. */
+LV_EXPORT struct ibv_context *ibv_import_device(int cmd_fd)
+{
+	return lv_null_errno(-EOPNOTSUPP);
+}
+
+LV_EXPORT struct ibv_pd *ibv_import_pd(struct ibv_context *context,
+				       uint32_t pd_handle)
+{
+	return lv_null_errno(-EOPNOTSUPP);
+}
+
+LV_EXPORT void ibv_unimport_pd(struct ibv_pd *pd)
+{
+}
+
+LV_EXPORT struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+{
+	return lv_null_errno(-EOPNOTSUPP);
+}
+
+LV_EXPORT void ibv_unimport_mr(struct ibv_mr *mr)
+{
+}
+
+LV_EXPORT struct ibv_dm *ibv_import_dm(struct ibv_context *context,
+				       uint32_t dm_handle)
+{
+	return lv_null_errno(-EOPNOTSUPP);
+}
+
+LV_EXPORT void ibv_unimport_dm(struct ibv_dm *dm)
+{
+}

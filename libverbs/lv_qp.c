@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Queue pairs.  Attribute validation (the state machine, masks per
+ * transition) is the provider's/device's job, as with a kernel driver; the
+ * core translates, keeps qp->state and the event bookkeeping.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "libverbs/lv_core.h"
+
+#define pv_qp_of(q) ((struct pv_qp *)(q))
+
+/* Init-attr masks we implement; the rest (XRC, RSS, TSO, the ibv_wr_*
+ * send API) is refused with EOPNOTSUPP. */
+#define LV_QP_INIT_KNOWN (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS)
+
+static int check_init_attr(struct pv_context *ctx,
+			   const struct ibv_qp_init_attr_ex *a)
+{
+	struct ibv_context *c = &ctx->vctx.context;
+
+	if (!(a->comp_mask & IBV_QP_INIT_ATTR_PD) || !a->pd)
+		return -EINVAL;
+	if (a->comp_mask & ~(uint32_t)LV_QP_INIT_KNOWN)
+		return -EOPNOTSUPP;
+	if ((a->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && a->create_flags)
+		return -EOPNOTSUPP;
+	if (a->pd->context != c || !a->send_cq || a->send_cq->context != c)
+		return -EINVAL;
+	if (a->qp_type != IBV_QPT_UD && a->qp_type != IBV_QPT_RAW_PACKET &&
+	    (!a->recv_cq && !a->srq))
+		return -EINVAL;
+	return 0;
+}
+
+static struct pv_qp *qp_create(struct pv_context *ctx,
+			       struct ibv_qp_init_attr_ex *a, int *ret_err)
+{
+	struct pv_qp *qp;
+	int ret = check_init_attr(ctx, a);
+
+	if (ret < 0)
+		goto err;
+	ret = -ENOMEM;
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		goto err;
+	qp->ibv.context = &ctx->vctx.context;
+	qp->ibv.qp_context = a->qp_context;
+	qp->ibv.pd = a->pd;
+	qp->ibv.send_cq = a->send_cq;
+	qp->ibv.recv_cq = a->recv_cq ? a->recv_cq : a->send_cq;
+	qp->ibv.srq = a->srq;
+	qp->ibv.qp_type = a->qp_type;
+	qp->ibv.state = IBV_QPS_RESET;
+	pthread_mutex_init(&qp->ibv.mutex, NULL);
+	pthread_cond_init(&qp->ibv.cond, NULL);
+	ret = ctx->ops->create_qp(ctx, qp, a);
+	if (ret < 0)
+		goto err_free_qp;
+	qp->ibv.handle = qp->handle;
+	ret = lv_ctx_track(ctx, PV_KIND_QP, qp->handle, qp);
+	if (ret < 0)
+		goto err_destroy_qp;
+	return qp;
+
+err_destroy_qp:
+	ctx->ops->destroy_qp(ctx, qp);
+err_free_qp:
+	pthread_cond_destroy(&qp->ibv.cond);
+	pthread_mutex_destroy(&qp->ibv.mutex);
+	free(qp);
+err:
+	*ret_err = ret;
+	return NULL;
+}
+
+LV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
+				       struct ibv_qp_init_attr *qp_init_attr)
+{
+	struct ibv_qp_init_attr_ex ex;
+	struct pv_qp *qp;
+	int err;
+
+	if (!pd || !qp_init_attr)
+		return lv_null_errno(-EINVAL);
+	memset(&ex, 0, sizeof(ex));
+	memcpy(&ex, qp_init_attr, sizeof(*qp_init_attr));
+	ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+	ex.pd = pd;
+	qp = qp_create(pv_ctx(pd->context), &ex, &err);
+	if (!qp)
+		return lv_null_errno(err);
+	qp_init_attr->cap = ex.cap;
+	return &qp->ibv;
+}
+
+struct ibv_qp *lv_create_qp_ex(struct ibv_context *c,
+			       struct ibv_qp_init_attr_ex *attr)
+{
+	struct pv_qp *qp;
+	int err;
+
+	if (!attr)
+		return lv_null_errno(-EINVAL);
+	qp = qp_create(pv_ctx(c), attr, &err);
+	return qp ? &qp->ibv : lv_null_errno(err);
+}
+
+LV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
+{
+	struct pv_qp *pqp = pv_qp_of(qp);
+
+	return pqp && pqp->is_ex ? &pqp->ex : NULL;
+}
+
+LV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			    int attr_mask)
+{
+	struct pv_context *ctx;
+	int ret;
+
+	if (!qp || !attr)
+		return EINVAL;
+	ctx = pv_ctx(qp->context);
+	ret = ctx->ops->modify_qp(ctx, pv_qp_of(qp), attr, attr_mask);
+	if (ret < 0)
+		return -ret;
+	if (attr_mask & IBV_QP_STATE)
+		qp->state = attr->qp_state;
+	return 0;
+}
+
+LV_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			   int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct ibv_qp_init_attr dummy;
+	struct pv_context *ctx;
+	int ret;
+
+	if (!qp || !attr)
+		return EINVAL;
+	if (!init_attr)
+		init_attr = &dummy;
+	memset(attr, 0, sizeof(*attr));
+	memset(init_attr, 0, sizeof(*init_attr));
+	ctx = pv_ctx(qp->context);
+	ret = ctx->ops->query_qp(ctx, pv_qp_of(qp), attr, attr_mask, init_attr);
+	if (ret < 0)
+		return -ret;
+	init_attr->qp_context = qp->qp_context;
+	init_attr->send_cq = qp->send_cq;
+	init_attr->recv_cq = qp->recv_cq;
+	init_attr->srq = qp->srq;
+	init_attr->qp_type = qp->qp_type;
+	qp->state = attr->qp_state;
+	return 0;
+}
+
+LV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
+{
+	struct pv_qp *pqp = pv_qp_of(qp);
+	struct pv_context *ctx;
+	uint32_t delivered;
+	int ret;
+
+	if (!qp)
+		return EINVAL;
+	ctx = pv_ctx(qp->context);
+	lv_ctx_untrack(ctx, PV_KIND_QP, pqp->handle);
+	ret = ctx->ops->destroy_qp(ctx, pqp);
+	if (ret < 0) {
+		lv_ctx_track(ctx, PV_KIND_QP, pqp->handle, pqp);
+		return -ret;
+	}
+	pthread_mutex_lock(&ctx->obj_lock);
+	delivered = pqp->async_delivered;
+	pthread_mutex_unlock(&ctx->obj_lock);
+	lv_wait_events(&qp->mutex, &qp->cond, &qp->events_completed, delivered);
+	pthread_cond_destroy(&qp->cond);
+	pthread_mutex_destroy(&qp->mutex);
+	free(pqp);
+	return 0;
+}
+
+LV_EXPORT int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			       uint16_t lid)
+{
+	struct pv_context *ctx;
+
+	if (!qp || !gid)
+		return EINVAL;
+	ctx = pv_ctx(qp->context);
+	return lv_pos(ctx->ops->attach_mcast(ctx, pv_qp_of(qp), gid, lid));
+}
+
+LV_EXPORT int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			       uint16_t lid)
+{
+	struct pv_context *ctx;
+
+	if (!qp || !gid)
+		return EINVAL;
+	ctx = pv_ctx(qp->context);
+	return lv_pos(ctx->ops->detach_mcast(ctx, pv_qp_of(qp), gid, lid));
+}
+
+/* Conservative: 0 tells the app not to rely on the placement order of
+ * data within a message. */
+LV_EXPORT int ibv_query_qp_data_in_order(struct ibv_qp *qp,
+					 enum ibv_wr_opcode op, uint32_t flags)
+{
+	return 0;
+}
+
+LV_EXPORT int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	return EOPNOTSUPP;
+}
+
+LV_EXPORT int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	return EOPNOTSUPP;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sysfs helpers and fork support.  Tools read optional device attributes
+ * through ibv_read_sysfs_file; our devices have no sysfs nodes, so those
+ * reads fail (-1) exactly as they do for a missing file.  Fork: the engine
+ * never pins application pages, so a child can't corrupt registered memory
+ * and nothing needs MADV_DONTFORK.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "libverbs/lv_core.h"
+
+LV_EXPORT int ibv_read_sysfs_file(const char *dir, const char *file,
+				  char *buf, size_t size);
+LV_EXPORT int ibv_read_ibdev_sysfs_file(char *buf, size_t size,
+					struct ibv_device *dev,
+					const char *fnfmt, ...);
+LV_EXPORT const char *ibv_get_sysfs_path(void);
+LV_EXPORT int ibv_dontfork_range(void *base, size_t size);
+LV_EXPORT int ibv_dofork_range(void *base, size_t size);
+
+LV_EXPORT int ibv_read_sysfs_file(const char *dir, const char *file,
+				  char *buf, size_t size)
+{
+	char path[512];
+	ssize_t len;
+	int fd;
+
+	if (!dir || !file || !buf || !size)
+		return -1;
+	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >=
+	    (int)sizeof(path))
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	len = read(fd, buf, size);
+	close(fd);
+	if (len <= 0)
+		return -1;
+	/* Strip the trailing newline and terminate, as sysfs readers do. */
+	if ((size_t)len < size)
+		buf[len] = '\0';
+	if (buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	return (int)len;
+}
+
+/* Private helper some providers import; our devices have no sysfs. */
+LV_EXPORT int ibv_read_ibdev_sysfs_file(char *buf, size_t size,
+					struct ibv_device *dev,
+					const char *fnfmt, ...)
+{
+	errno = ENOENT;
+	return -1;
+}
+
+LV_EXPORT const char *ibv_get_sysfs_path(void)
+{
+	const char *p = getenv("SYSFS_PATH");
+
+	return (p && *p) ? p : "/sys";
+}
+
+LV_EXPORT int ibv_fork_init(void)
+{
+	return 0;
+}
+
+LV_EXPORT enum ibv_fork_status ibv_is_fork_initialized(void)
+{
+	return IBV_FORK_UNNEEDED;
+}
+
+LV_EXPORT int ibv_dontfork_range(void *base, size_t size)
+{
+	return 0;
+}
+
+LV_EXPORT int ibv_dofork_range(void *base, size_t size)
+{
+	return 0;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/* One client connection to the engine: connect + HELLO, serialised calls. */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "providers/soft/provider/soft_provider.h"
+
+int soft_conn_open(struct soft_conn *c, const char *path)
+{
+	struct pv_ipc_hello hello = { .abi_version = PV_IPC_VERSION };
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->fd = pv_ipc_connect(path);
+	if (c->fd < 0)
+		return c->fd;
+	pthread_mutex_init(&c->lock, NULL);
+	ret = soft_call_fixed(c, PV_OP_HELLO, &hello, sizeof(hello), &hello,
+			      sizeof(hello));
+	if (ret < 0)
+		goto err_close;
+	c->client_id = hello.client_id;
+	return 0;
+
+err_close:
+	soft_conn_close(c);
+	return ret;
+}
+
+void soft_conn_close(struct soft_conn *c)
+{
+	if (c->fd < 0)
+		return;
+	close(c->fd);
+	c->fd = -1;
+	pthread_mutex_destroy(&c->lock);
+}
+
+int soft_call(struct soft_conn *c, uint16_t op, const void *req,
+	      uint32_t req_len, void *resp, uint32_t resp_cap,
+	      uint32_t *resp_len, int *fds, int *nfds)
+{
+	int ret;
+
+	pthread_mutex_lock(&c->lock);
+	ret = pv_ipc_call(c->fd, &c->seq, op, req, req_len, resp, resp_cap,
+			  resp_len, fds, nfds);
+	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
+
+int soft_call_fixed(struct soft_conn *c, uint16_t op, const void *req,
+		    uint32_t req_len, void *resp, uint32_t resp_len)
+{
+	uint32_t got = 0;
+	int ret;
+
+	ret = soft_call(c, op, req, req_len, resp, resp_len, &got, NULL, NULL);
+	if (ret < 0)
+		return ret;
+	/* A reply shorter than its struct would leave fields unset. */
+	if (resp_len && got < resp_len)
+		return -EPROTO;
+	return 0;
+}

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Context open/close and the device, port, GID and P_Key queries.
+ * CTX_OPEN's reply passes the context's async event socket.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "providers/soft/provider/soft_provider.h"
+
+int soft_open_context(struct pv_context *ctx)
+{
+	struct pv_ipc_dev_ref ref = { .dev_id = ctx->dev->dev_id };
+	struct pv_ipc_handle h;
+	struct soft_ctx *sc;
+	int fds[PV_IPC_MAX_FDS], nfds = 0;
+	uint32_t got = 0;
+	int ret;
+
+	sc = calloc(1, sizeof(*sc));
+	if (!sc)
+		return -ENOMEM;
+	sc->dev_id = ctx->dev->dev_id;
+	ret = soft_conn_open(&sc->conn, pv_ipc_socket_path());
+	if (ret < 0)
+		goto err_free_sc;
+	ret = soft_call(&sc->conn, PV_OP_CTX_OPEN, &ref, sizeof(ref), &h,
+			sizeof(h), &got, fds, &nfds);
+	if (ret < 0)
+		goto err_close_fds;
+	if (nfds != 1) {
+		ret = -EPROTO;
+		goto err_close_fds;
+	}
+	ctx->priv = sc;
+	ctx->vctx.context.cmd_fd = sc->conn.fd;
+	ctx->vctx.context.async_fd = fds[0];
+	return 0;
+
+err_close_fds:
+	for (int i = 0; i < nfds; i++)
+		close(fds[i]);
+	soft_conn_close(&sc->conn);
+err_free_sc:
+	free(sc);
+	return ret;
+}
+
+void soft_close_context(struct pv_context *ctx)
+{
+	struct soft_ctx *sc = soft_ctx_of(ctx);
+
+	if (ctx->vctx.context.async_fd >= 0)
+		close(ctx->vctx.context.async_fd);
+	ctx->vctx.context.async_fd = -1;
+	soft_conn_close(&sc->conn);
+	free(sc);
+	ctx->priv = NULL;
+}
+
+static struct pv_ipc_dev_ref dev_ref(struct pv_context *ctx, uint8_t port)
+{
+	struct pv_ipc_dev_ref ref = {
+		.dev_id = soft_ctx_of(ctx)->dev_id, .port = port,
+	};
+
+	return ref;
+}
+
+int soft_query_device(struct pv_context *ctx, struct ibv_device_attr_ex *a)
+{
+	struct pv_ipc_dev_ref ref = dev_ref(ctx, 0);
+	struct ibv_device_attr *o = &a->orig_attr;
+	struct pv_ipc_dev_attr d;
+	int ret;
+
+	ret = soft_call_fixed(&soft_ctx_of(ctx)->conn, PV_OP_DEV_QUERY, &ref,
+			      sizeof(ref), &d, sizeof(d));
+	if (ret < 0)
+		return ret;
+	memcpy(o->fw_ver, d.fw_ver, sizeof(o->fw_ver));
+	o->fw_ver[sizeof(o->fw_ver) - 1] = '\0';
+	o->node_guid = htobe64(d.node_guid);
+	o->sys_image_guid = htobe64(d.sys_image_guid);
+	o->max_mr_size = d.max_mr_size;
+	o->page_size_cap = d.page_size_cap;
+	o->vendor_id = d.vendor_id;
+	o->vendor_part_id = d.vendor_part_id;
+	o->hw_ver = d.hw_ver;
+	o->max_qp = (int)d.max_qp;
+	o->max_qp_wr = (int)d.max_qp_wr;
+	o->device_cap_flags = d.device_cap_flags;
+	o->max_sge = (int)d.max_sge;
+	o->max_sge_rd = (int)d.max_sge_rd;
+	o->max_cq = (int)d.max_cq;
+	o->max_cqe = (int)d.max_cqe;
+	o->max_mr = (int)d.max_mr;
+	o->max_pd = (int)d.max_pd;
+	o->max_qp_rd_atom = (int)d.max_qp_rd_atom;
+	o->max_qp_init_rd_atom = (int)d.max_qp_init_rd_atom;
+	o->max_res_rd_atom = (int)(d.max_qp_rd_atom * d.max_qp);
+	o->atomic_cap = d.atomic_cap;
+	o->max_ah = (int)d.max_ah;
+	o->max_srq = (int)d.max_srq;
+	o->max_srq_wr = (int)d.max_srq_wr;
+	o->max_srq_sge = (int)d.max_srq_sge;
+	o->max_pkeys = (uint16_t)d.max_pkeys;
+	o->local_ca_ack_delay = 15;
+	o->phys_port_cnt = (uint8_t)d.phys_port_cnt;
+	a->phys_port_cnt_ex = d.phys_port_cnt;
+	return 0;
+}
+
+int soft_query_port(struct pv_context *ctx, uint8_t port,
+		    struct ibv_port_attr *a)
+{
+	struct pv_ipc_dev_ref ref = dev_ref(ctx, port);
+	struct pv_ipc_port_attr p;
+	int ret;
+
+	ret = soft_call_fixed(&soft_ctx_of(ctx)->conn, PV_OP_PORT_QUERY, &ref,
+			      sizeof(ref), &p, sizeof(p));
+	if (ret < 0)
+		return ret;
+	a->state = p.state;
+	a->max_mtu = p.max_mtu;
+	a->active_mtu = p.active_mtu;
+	a->gid_tbl_len = (int)p.gid_tbl_len;
+	a->port_cap_flags = p.port_cap_flags;
+	a->max_msg_sz = p.max_msg_sz;
+	a->pkey_tbl_len = (uint16_t)p.pkey_tbl_len;
+	a->phys_state = p.phys_state;
+	a->active_width = p.active_width;
+	a->active_speed = p.active_speed;
+	a->link_layer = p.link_layer;
+	a->max_vl_num = 1;
+	return 0;
+}
+
+int soft_query_gid_table(struct pv_context *ctx, uint8_t port,
+			 struct ibv_gid_entry *e, int max)
+{
+	struct pv_ipc_dev_ref ref = dev_ref(ctx, port);
+	struct pv_ipc_gid_table t;
+	uint32_t got = 0;
+	int n, ret;
+
+	ret = soft_call(&soft_ctx_of(ctx)->conn, PV_OP_GID_QUERY, &ref,
+			sizeof(ref), &t, sizeof(t), &got, NULL, NULL);
+	if (ret < 0)
+		return ret;
+	/* The table may come trimmed to its valid entries. */
+	if (got < 8 || t.count > PV_GID_TABLE_MAX ||
+	    got < 8 + t.count * sizeof(t.gid[0]))
+		return -EPROTO;
+	n = (int)t.count < max ? (int)t.count : max;
+	for (int i = 0; i < n; i++) {
+		memcpy(e[i].gid.raw, t.gid[i].gid, sizeof(e[i].gid.raw));
+		e[i].gid_type = t.gid[i].gid_type;
+		e[i].ndev_ifindex = 0;
+	}
+	return n;
+}
+
+int soft_query_pkey(struct pv_context *ctx, uint8_t port, int index,
+		    uint16_t *ret_pkey)
+{
+	struct pv_ipc_dev_ref ref = dev_ref(ctx, port);
+	struct pv_ipc_pkey k;
+	int ret;
+
+	ref.index = (uint32_t)index;
+	ret = soft_call_fixed(&soft_ctx_of(ctx)->conn, PV_OP_PKEY_QUERY, &ref,
+			      sizeof(ref), &k, sizeof(k));
+	if (ret < 0)
+		return ret;
+	*ret_pkey = k.pkey;
+	return 0;
+}

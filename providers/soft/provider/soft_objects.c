@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/* PDs, MRs, CQs, SRQs and AHs over the engine IPC. */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "providers/soft/provider/soft_provider.h"
+
+#define CONN(ctx) (&soft_ctx_of(ctx)->conn)
+
+static int destroy_handle(struct pv_context *ctx, uint16_t op, uint32_t handle)
+{
+	struct pv_ipc_handle h = { .handle = handle };
+
+	return soft_call_fixed(CONN(ctx), op, &h, sizeof(h), NULL, 0);
+}
+
+int soft_alloc_pd(struct pv_context *ctx, struct pv_pd *pd)
+{
+	struct pv_ipc_handle h;
+	int ret;
+
+	ret = soft_call_fixed(CONN(ctx), PV_OP_PD_ALLOC, NULL, 0, &h,
+			      sizeof(h));
+	if (ret < 0)
+		return ret;
+	pd->handle = h.handle;
+	return 0;
+}
+
+int soft_dealloc_pd(struct pv_context *ctx, struct pv_pd *pd)
+{
+	return destroy_handle(ctx, PV_OP_PD_DEALLOC, pd->handle);
+}
+
+int soft_reg_mr(struct pv_context *ctx, struct pv_pd *pd, struct pv_mr *mr,
+		uint64_t iova, unsigned int access)
+{
+	struct pv_ipc_mr_reg req = {
+		.pd_handle = pd->handle,
+		.access = access,
+		.addr = (uintptr_t)mr->ibv.addr,
+		.length = mr->ibv.length,
+		.iova = iova,
+	};
+	struct pv_ipc_mr_reg_resp resp;
+	int ret;
+
+	ret = soft_call_fixed(CONN(ctx), PV_OP_MR_REG, &req, sizeof(req),
+			      &resp, sizeof(resp));
+	if (ret < 0)
+		return ret;
+	mr->handle = resp.handle;
+	mr->ibv.lkey = resp.lkey;
+	mr->ibv.rkey = resp.rkey;
+	return 0;
+}
+
+int soft_dereg_mr(struct pv_context *ctx, struct pv_mr *mr)
+{
+	return destroy_handle(ctx, PV_OP_MR_DEREG, mr->handle);
+}
+
+int soft_create_cq(struct pv_context *ctx, struct pv_cq *cq, int cqe,
+		   struct pv_channel *ch, int comp_vector)
+{
+	struct pv_ipc_cq_create req = {
+		.cqe = (uint32_t)cqe,
+		.channel_handle = ch ? ch->handle : 0,
+		.comp_vector = (uint32_t)comp_vector,
+	};
+	struct pv_ipc_cq_resp resp;
+	int ret;
+
+	ret = soft_call_fixed(CONN(ctx), PV_OP_CQ_CREATE, &req, sizeof(req),
+			      &resp, sizeof(resp));
+	if (ret < 0)
+		return ret;
+	cq->handle = resp.handle;
+	cq->ibv.cqe = (int)resp.cqe;
+	return 0;
+}
+
+int soft_resize_cq(struct pv_context *ctx, struct pv_cq *cq, int cqe)
+{
+	struct pv_ipc_cq_create req = {
+		.cqe = (uint32_t)cqe, .cq_handle = cq->handle,
+	};
+	struct pv_ipc_cq_resp resp;
+	int ret;
+
+	ret = soft_call_fixed(CONN(ctx), PV_OP_CQ_RESIZE, &req, sizeof(req),
+			      &resp, sizeof(resp));
+	if (ret < 0)
+		return ret;
+	cq->ibv.cqe = (int)resp.cqe;
+	return 0;
+}
+
+int soft_destroy_cq(struct pv_context *ctx, struct pv_cq *cq)
+{
+	return destroy_handle(ctx, PV_OP_CQ_DESTROY, cq->handle);
+}
+
+int soft_req_notify_cq(struct pv_context *ctx, struct pv_cq *cq, int solicited)
+{
+	struct pv_ipc_cq_notify req = {
+		.cq_handle = cq->handle, .solicited_only = solicited ? 1 : 0,
+	};
+
+	return soft_call_fixed(CONN(ctx), PV_OP_CQ_REQ_NOTIFY, &req,
+			       sizeof(req), NULL, 0);
+}
+
+static void srq_attr_from_resp(const struct pv_ipc_srq_resp *r,
+			       struct ibv_srq_attr *attr)
+{
+	attr->max_wr = r->max_wr;
+	attr->max_sge = r->max_sge;
+	attr->srq_limit = r->srq_limit;
+}
+
+int soft_create_srq(struct pv_context *ctx, struct pv_srq *srq,
+		    struct ibv_srq_attr *attr)
+{
+	struct pv_ipc_srq req = {
+		.pd_handle = ((struct pv_pd *)srq->ibv.pd)->handle,
+		.max_wr = attr->max_wr,
+		.max_sge = attr->max_sge,
+		.srq_limit = attr->srq_limit,
+	};
+	struct pv_ipc_srq_resp resp;
+	int ret;
+
+	ret = soft_call_fixed(CONN(ctx), PV_OP_SRQ_CREATE, &req, sizeof(req),
+			      &resp, sizeof(resp));
+	if (ret < 0)
+		return ret;
+	srq->handle = resp.handle;
+	srq_attr_from_resp(&resp, attr);
+	return 0;
+}
+
+int soft_modify_srq(struct pv_context *ctx, struct pv_srq *srq,
+		    struct ibv_srq_attr *attr, int mask)
+{
+	struct pv_ipc_srq req = {
+		.srq_handle = srq->handle,
+		.max_wr = attr->max_wr,
+		.srq_limit = attr->srq_limit,
+		.attr_mask = (uint32_t)mask,
+	};
+	struct pv_ipc_srq_resp resp;
+	uint32_t got = 0;
+	int ret;
+
+	ret = soft_call(CONN(ctx), PV_OP_SRQ_MODIFY, &req, sizeof(req), &resp,
+			sizeof(resp), &got, NULL, NULL);
+	if (ret < 0)
+		return ret;
+	/* A reply with the new sizes is optional. */
+	if (got >= sizeof(resp) && (mask & IBV_SRQ_MAX_WR))
+		attr->max_wr = resp.max_wr;
+	return 0;
+}
+
+int soft_query_srq(struct pv_context *ctx, struct pv_srq *srq,
+		   struct ibv_srq_attr *attr)
+{
+	struct pv_ipc_handle h = { .handle = srq->handle };
+	struct pv_ipc_srq_resp resp;
+	int ret;
+
+	ret = soft_call_fixed(CONN(ctx), PV_OP_SRQ_QUERY, &h, sizeof(h), &resp,
+			      sizeof(resp));
+	if (ret < 0)
+		return ret;
+	srq_attr_from_resp(&resp, attr);
+	return 0;
+}
+
+int soft_destroy_srq(struct pv_context *ctx, struct pv_srq *srq)
+{
+	return destroy_handle(ctx, PV_OP_SRQ_DESTROY, srq->handle);
+}
+
+int soft_create_ah(struct pv_context *ctx, struct pv_ah *ah,
+		   struct ibv_ah_attr *attr)
+{
+	struct pv_ipc_ah_create req = {
+		.pd_handle = ((struct pv_pd *)ah->ibv.pd)->handle,
+	};
+	struct pv_ipc_handle h;
+	int ret;
+
+	soft_ah_attr_to_ipc(attr, &req.attr);
+	ret = soft_call_fixed(CONN(ctx), PV_OP_AH_CREATE, &req, sizeof(req),
+			      &h, sizeof(h));
+	if (ret < 0)
+		return ret;
+	ah->ibv.handle = h.handle;
+	return 0;
+}
+
+int soft_destroy_ah(struct pv_context *ctx, struct pv_ah *ah)
+{
+	return destroy_handle(ctx, PV_OP_AH_DESTROY, ah->ibv.handle);
+}

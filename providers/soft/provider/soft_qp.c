@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * QPs over the engine IPC.  The engine validates the state machine and the
+ * attribute masks (common/pv_qp_fsm); we translate and pass its errno on.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "providers/soft/provider/soft_provider.h"
+
+#define CONN(ctx) (&soft_ctx_of(ctx)->conn)
+
+static uint32_t handle_of_cq(struct ibv_cq *cq)
+{
+	return cq ? ((struct pv_cq *)cq)->handle : 0;
+}
+
+int soft_create_qp(struct pv_context *ctx, struct pv_qp *qp,
+		   struct ibv_qp_init_attr_ex *attr)
+{
+	struct pv_ipc_qp_create req = {
+		.pd_handle = ((struct pv_pd *)attr->pd)->handle,
+		.send_cq_handle = handle_of_cq(qp->ibv.send_cq),
+		.recv_cq_handle = handle_of_cq(qp->ibv.recv_cq),
+		.srq_handle = attr->srq ? ((struct pv_srq *)attr->srq)->handle : 0,
+		.qp_type = attr->qp_type,
+		.sq_sig_all = attr->sq_sig_all ? 1 : 0,
+	};
+	struct pv_ipc_qp_create_resp resp;
+	int ret;
+
+	soft_qp_cap_to_ipc(&attr->cap, &req.cap);
+	ret = soft_call_fixed(CONN(ctx), PV_OP_QP_CREATE, &req, sizeof(req),
+			      &resp, sizeof(resp));
+	if (ret < 0)
+		return ret;
+	qp->handle = resp.handle;
+	qp->ibv.qp_num = resp.qp_num;
+	soft_qp_cap_from_ipc(&resp.cap, &attr->cap);
+	return 0;
+}
+
+int soft_modify_qp(struct pv_context *ctx, struct pv_qp *qp,
+		   struct ibv_qp_attr *attr, int mask)
+{
+	struct pv_ipc_qp_modify req = {
+		.qp_handle = qp->handle, .attr_mask = (uint32_t)mask,
+	};
+
+	soft_qp_attr_to_ipc(attr, &req.attr);
+	return soft_call_fixed(CONN(ctx), PV_OP_QP_MODIFY, &req, sizeof(req),
+			       NULL, 0);
+}
+
+int soft_query_qp(struct pv_context *ctx, struct pv_qp *qp,
+		  struct ibv_qp_attr *attr, int mask,
+		  struct ibv_qp_init_attr *init_attr)
+{
+	struct pv_ipc_qp_modify req = {
+		.qp_handle = qp->handle, .attr_mask = (uint32_t)mask,
+	};
+	struct pv_ipc_qp_query_resp resp;
+	int ret;
+
+	ret = soft_call_fixed(CONN(ctx), PV_OP_QP_QUERY, &req, sizeof(req),
+			      &resp, sizeof(resp));
+	if (ret < 0)
+		return ret;
+	soft_qp_attr_from_ipc(&resp.attr, attr);
+	soft_qp_cap_from_ipc(&resp.init.cap, &init_attr->cap);
+	init_attr->sq_sig_all = (int)resp.init.sq_sig_all;
+	return 0;
+}
+
+int soft_destroy_qp(struct pv_context *ctx, struct pv_qp *qp)
+{
+	struct pv_ipc_handle h = { .handle = qp->handle };
+
+	return soft_call_fixed(CONN(ctx), PV_OP_QP_DESTROY, &h, sizeof(h),
+			       NULL, 0);
+}
