@@ -59,6 +59,10 @@ int netns_watch_parse(const void *buf, size_t len)
 	return changed;
 }
 
+/* Reads per call before yielding to the caller's event loop; whatever is
+ * left keeps the fd readable. */
+#define NETNS_WATCH_MAX_READS 64
+
 /* Lost notifications (ENOBUFS: the socket overran) and cut messages leave
  * the caller's view stale, so both count as "changed": it re-reads. */
 int netns_watch_drain(int watch_fd)
@@ -66,7 +70,7 @@ int netns_watch_drain(int watch_fd)
 	alignas(struct nlmsghdr) char buf[32768];
 	int changed = 0;
 
-	for (;;) {
+	for (int reads = 0; reads < NETNS_WATCH_MAX_READS; reads++) {
 		struct sockaddr_nl from;
 		socklen_t fromlen = sizeof(from);
 		ssize_t n;
@@ -96,4 +100,5 @@ int netns_watch_drain(int watch_fd)
 		if (netns_watch_parse(buf, (size_t)n))
 			changed = 1;
 	}
+	return changed;
 }

@@ -10,6 +10,9 @@
  *   netns-probe run   NS [NS...]       runs work inside each NS from
  *                                      concurrent threads and checks no
  *                                      thread of the process stays switched
+ *   netns-probe overrun NS             a watch with a tiny buffer prints
+ *                                      "ready", drains after a line on
+ *                                      stdin: "changed", then "again 0"
  *   netns-probe socket NS IPV4         a UDP socket made in NS binds to
  *                                      IPV4 (an address only NS has)
  *   netns-probe id    NS               "DEV:INO" of the namespace
@@ -115,6 +118,34 @@ static int cmd_watch(int ns_fd, const char *timeout_arg)
 			break;
 	}
 	printf("changed\n");
+	close(fd);
+	return 0;
+}
+
+/* Overrun: a watch with the smallest receive buffer, drained only after
+ * the test has made many changes (it writes a line on stdin).  The drain
+ * must report a change, not an error. */
+static int cmd_overrun(int ns_fd)
+{
+	int fd, r, one = 1;
+	char line[16];
+
+	fd = netns_watch_open(ns_fd);
+	if (fd < 0)
+		return fail("netns_watch_open", fd);
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &one, sizeof(one)) < 0)
+		return fail("SO_RCVBUF", -errno);
+	printf("ready\n");
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		return fail("stdin", -EIO);
+	r = netns_watch_drain(fd);
+	if (r < 0)
+		return fail("netns_watch_drain", r);
+	printf("%s\n", r ? "changed" : "none");
+	/* Everything lost was reported; the socket is usable again. */
+	r = netns_watch_drain(fd);
+	printf("again %d\n", r);
 	close(fd);
 	return 0;
 }
@@ -260,6 +291,8 @@ int main(int argc, char **argv)
 		rc = cmd_watch(ns_fd, argv[3]);
 	else if (strcmp(argv[1], "run") == 0)
 		rc = cmd_run(argc - 2, argv + 2);
+	else if (strcmp(argv[1], "overrun") == 0)
+		rc = cmd_overrun(ns_fd);
 	else if (strcmp(argv[1], "socket") == 0 && argc == 4)
 		rc = cmd_socket(ns_fd, argv[3]);
 	else if (strcmp(argv[1], "id") == 0) {

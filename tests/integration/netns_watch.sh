@@ -73,4 +73,27 @@ rc=$?
 [ "$rc" = 0 ] && grep -q '^changed$' "$_out" ||
 	fail "watch on deleted namespace: rc $rc $(cat "$_out")"
 echo "ok: watch survives ip netns del"
+# Overrun: far more notifications than a tiny buffer holds; the drain
+# reports "changed" (ENOBUFS is a change, not an error).
+fifo=$TOPO_TMP/overrun.in
+mkfifo "$fifo"
+"$PROBE" overrun "$(topo_path quiet)" <"$fifo" >"$TOPO_TMP/overrun.out" 2>&1 &
+opid=$!
+topo_track_pid "$opid"
+exec 3>"$fifo"
+wait_until 5 grep -q '^ready$' "$TOPO_TMP/overrun.out" ||
+	fail "overrun watcher not ready"
+i=1
+while [ $i -le 100 ]; do
+	echo "addr add 10.55.$i.1/24 dev lo"
+	i=$((i + 1))
+done | topo_ip quiet -batch - || fail "batch of address adds"
+echo go >&3
+exec 3>&-
+wait "$opid"
+rc=$?
+[ "$rc" = 0 ] && [ "$(sed -n 2p "$TOPO_TMP/overrun.out")" = changed ] &&
+	[ "$(sed -n 3p "$TOPO_TMP/overrun.out")" = "again 0" ] ||
+	fail "overrun: rc $rc $(cat "$TOPO_TMP/overrun.out")"
+echo "ok: overrun reported as a change"
 echo "all ok"
