@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * STATUS (CNI 1.1.0): can this network take ADDs now?  Soft mode: the
+ * engine answers HELLO.  Kernel mode: RDMA netlink works and the RDMA
+ * subsystem is in exclusive namespace mode.  Code 50 otherwise.
+ */
+#include <string.h>
+
+#include "cni-plugin/cni_cmd.h"
+#include "cni-plugin/cni_engine.h"
+#include "cni-plugin/cni_kernel.h"
+
+int cni_cmd_status(struct cni_ctx *ctx)
+{
+	struct cni_err why = { 0 };
+	struct cni_engine eng;
+	int mode, ret;
+
+	if (ctx->conf.mode == CNI_MODE_KERNEL) {
+		ret = cni_kernel_netns_mode(&mode, &why);
+		if (ret == 0 && mode != CNI_RDMA_NETNS_EXCLUSIVE)
+			return cni_fail(&ctx->err, CNI_ERR_NOT_AVAILABLE,
+					"the RDMA subsystem is in shared network namespace mode; kernel devices cannot be moved into pods");
+	} else {
+		ret = cni_engine_open(&eng, ctx->conf.engine_socket, &why);
+		if (ret == 0)
+			cni_engine_close(&eng);
+	}
+	if (ret < 0)
+		return cni_fail(&ctx->err, CNI_ERR_NOT_AVAILABLE, "%s",
+				why.msg);
+	return 0;
+}

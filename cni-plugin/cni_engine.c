@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cni-plugin/cni_engine.h"
+#include "common/pv_ipc.h"
+
+int cni_engine_open(struct cni_engine *eng, const char *path,
+		    struct cni_err *err)
+{
+	struct pv_ipc_hello req = { .abi_version = PV_IPC_VERSION }, resp;
+	int ret;
+
+	eng->seq = 0;
+	eng->path = path;
+	eng->sock = pv_ipc_connect(path);
+	if (eng->sock < 0) {
+		cni_fail(err, CNI_ERR_TRY_AGAIN,
+			 "podverbs engine unreachable at %s: %s", path,
+			 strerror(-eng->sock));
+		return eng->sock;
+	}
+	ret = pv_ipc_call(eng->sock, &eng->seq, PV_OP_HELLO, &req, sizeof(req),
+			  &resp, sizeof(resp), NULL, NULL, NULL);
+	if (ret < 0) {
+		cni_fail(err, CNI_ERR_TRY_AGAIN,
+			 "podverbs engine at %s did not answer HELLO: %s",
+			 path, strerror(-ret));
+		close(eng->sock);
+		eng->sock = -1;
+	}
+	return ret;
+}
+
+void cni_engine_close(struct cni_engine *eng)
+{
+	if (eng->sock >= 0)
+		close(eng->sock);
+	eng->sock = -1;
+}
+
+int cni_engine_dev_add(struct cni_engine *eng, const char *netns,
+		       const char *ifname, const char *name, uint16_t pkey,
+		       struct pv_ipc_dev_info *ret_info, struct cni_err *err)
+{
+	struct pv_ipc_adm_dev_add req;
+	uint32_t got = 0;
+	int ret;
+
+	memset(&req, 0, sizeof(req));
+	if (strlen(netns) >= sizeof(req.netns_path) ||
+	    strlen(ifname) >= sizeof(req.ifname) ||
+	    strlen(name) >= sizeof(req.name))
+		return cni_fail(err, CNI_ERR_INVALID_CONFIG,
+				"netns path, interface or device name too long for the engine");
+	strcpy(req.netns_path, netns);
+	strcpy(req.ifname, ifname);
+	strcpy(req.name, name);
+	req.pkey = pkey;
+	memset(ret_info, 0, sizeof(*ret_info));
+	ret = pv_ipc_call(eng->sock, &eng->seq, PV_OP_ADM_DEV_ADD, &req,
+			  sizeof(req), ret_info, sizeof(*ret_info), &got,
+			  NULL, NULL);
+	if (ret == -EEXIST)
+		return cni_fail(err, CNI_ERR_ENGINE,
+				"engine: an RDMA device named \"%s\" already exists in %s (set a different \"deviceName\")",
+				name, netns);
+	if (ret < 0)
+		return cni_fail(err, CNI_ERR_ENGINE,
+				"engine: creating device \"%s\" on %s in %s failed: %s",
+				name, ifname, netns, strerror(-ret));
+	if (got < sizeof(*ret_info) || ret_info->dev_id == 0)
+		return cni_fail(err, CNI_ERR_ENGINE,
+				"engine: malformed reply to ADM_DEV_ADD");
+	return 0;
+}
+
+int cni_engine_dev_del(struct cni_engine *eng, uint32_t dev_id,
+		       struct cni_err *err)
+{
+	struct pv_ipc_adm_dev_del req;
+	int ret;
+
+	memset(&req, 0, sizeof(req));
+	req.dev_id = dev_id;
+	ret = pv_ipc_call(eng->sock, &eng->seq, PV_OP_ADM_DEV_DEL, &req,
+			  sizeof(req), NULL, 0, NULL, NULL, NULL);
+	if (ret == -ENOENT || ret == -ENODEV)
+		return -ENOENT;
+	if (ret < 0)
+		return cni_fail(err, CNI_ERR_ENGINE,
+				"engine: deleting device %u failed: %s",
+				dev_id, strerror(-ret));
+	return 0;
+}
+
+int cni_engine_dev_list(struct cni_engine *eng,
+			struct pv_ipc_adm_dev_list **ret_list,
+			struct cni_err *err)
+{
+	struct pv_ipc_adm_dev_list *list = malloc(PV_IPC_MAX_PAYLOAD);
+	uint32_t got = 0;
+	int ret;
+
+	if (!list)
+		return cni_fail(err, CNI_ERR_IO, "out of memory");
+	ret = pv_ipc_call(eng->sock, &eng->seq, PV_OP_ADM_DEV_LIST, NULL, 0,
+			  list, PV_IPC_MAX_PAYLOAD, &got, NULL, NULL);
+	if (ret == 0 && (got < sizeof(*list) ||
+			 list->count > (got - sizeof(*list)) /
+				       sizeof(list->dev[0])))
+		ret = -EPROTO;
+	if (ret < 0) {
+		free(list);
+		return cni_fail(err, CNI_ERR_ENGINE,
+				"engine: listing devices failed: %s",
+				strerror(-ret));
+	}
+	*ret_list = list;
+	return 0;
+}
+
+const struct pv_ipc_adm_dev *
+cni_engine_find(const struct pv_ipc_adm_dev_list *list, uint32_t dev_id,
+		const char *name, const char *ifname, const char *netns)
+{
+	for (uint32_t i = 0; i < list->count; i++) {
+		const struct pv_ipc_dev_info *d = &list->dev[i].info;
+
+		if ((dev_id == 0 || d->dev_id == dev_id) &&
+		    !strncmp(d->name, name, sizeof(d->name)) &&
+		    !strncmp(d->ifname, ifname, sizeof(d->ifname)) &&
+		    (dev_id || !netns[0] || !strncmp(list->dev[i].netns_path, netns,
+					   sizeof(list->dev[i].netns_path))))
+			return &list->dev[i];
+	}
+	return NULL;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The plugin's side of the engine IPC (providers/soft/pv-soft-abi.h):
+ * HELLO, ADM_DEV_ADD, ADM_DEV_DEL, ADM_DEV_LIST over one connection.
+ * Errors come back as -errno and a message in struct cni_err.
+ */
+#ifndef CNI_ENGINE_H
+#define CNI_ENGINE_H
+
+#include <stdint.h>
+
+#include "cni-plugin/cni_err.h"
+#include "providers/soft/pv-soft-abi.h"
+
+struct cni_engine {
+	int sock;
+	uint32_t seq;
+	const char *path;
+};
+
+/* Connects and says HELLO.  Unreachable: -errno and code 11 (try again). */
+int cni_engine_open(struct cni_engine *eng, const char *path,
+		    struct cni_err *err);
+void cni_engine_close(struct cni_engine *eng);
+
+/* Creates the soft device for ifname in netns. */
+int cni_engine_dev_add(struct cni_engine *eng, const char *netns,
+		       const char *ifname, const char *name, uint16_t pkey,
+		       struct pv_ipc_dev_info *ret_info, struct cni_err *err);
+
+/* Deletes a device by id; -ENOENT (no error recorded) if it is gone. */
+int cni_engine_dev_del(struct cni_engine *eng, uint32_t dev_id,
+		       struct cni_err *err);
+
+/* All devices; *ret_list is malloc'ed (free it). */
+int cni_engine_dev_list(struct cni_engine *eng,
+			struct pv_ipc_adm_dev_list **ret_list,
+			struct cni_err *err);
+
+/*
+ * Pure: the device of list that is this attachment's: name and ifname
+ * match, and dev_id if it is not 0, else the namespace path (if not "").
+ * NULL when there is none.
+ */
+const struct pv_ipc_adm_dev *
+cni_engine_find(const struct pv_ipc_adm_dev_list *list, uint32_t dev_id,
+		const char *name, const char *ifname, const char *netns);
+
+#endif /* CNI_ENGINE_H */

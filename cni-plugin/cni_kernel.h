@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Kernel RDMA devices for "mode": "kernel": read the RDMA subsystem's
+ * namespace mode, find a device by name or PCI address, and move it
+ * between namespaces, all over RDMA netlink.  The kernel moves a device
+ * back to the initial namespace by itself when the pod's namespace dies.
+ */
+#ifndef CNI_KERNEL_H
+#define CNI_KERNEL_H
+
+#include <stdint.h>
+
+#include "cni-plugin/cni_err.h"
+#include "cni-plugin/cni_rdmanl.h"
+
+/* enum cni_rdma_netns_mode; code 102 when RDMA netlink is missing. */
+int cni_kernel_netns_mode(int *ret_mode, struct cni_err *err);
+
+/* The device named name, or the one on PCI function pci (name ""). */
+int cni_kernel_find(const char *name, const char *pci,
+		    struct cni_rdma_dev *ret_dev, struct cni_err *err);
+
+/*
+ * Moves device index into the namespace to_ns_fd.  from_ns_fd is the
+ * namespace the device is in now (its netlink socket is made there), or
+ * -1 for ours.
+ */
+int cni_kernel_move(uint32_t index, const char *name, int to_ns_fd,
+		    int from_ns_fd, struct cni_err *err);
+
+#endif /* CNI_KERNEL_H */
