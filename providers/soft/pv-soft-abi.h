@@ -128,7 +128,9 @@ struct pv_ipc_dev_info {
 	uint16_t pkey;
 	uint8_t  port_state;	/* enum pv_port_state */
 	uint8_t  reserved0;
-	uint32_t reserved[3];
+	uint32_t netdev_mtu;	/* port 1: the interface's MTU, bytes */
+	uint32_t active_mtu;	/* port 1: enum ibv_mtu */
+	uint32_t reserved[1];
 };
 _Static_assert(sizeof(struct pv_ipc_dev_info) == 112, "pv_ipc_dev_info size");
 
@@ -471,7 +473,7 @@ _Static_assert(sizeof(struct pv_ipc_adm_dev) == 112 + 16 + 256 + 8 + 24 * 16,
 
 struct pv_ipc_adm_dev_list {
 	uint32_t count;
-	uint32_t reserved;
+	uint32_t total;		/* devices in the engine (>= count) */
 	struct pv_ipc_adm_dev dev[];
 };
 
@@ -489,9 +491,12 @@ struct pv_ipc_adm_obj {
 };
 _Static_assert(sizeof(struct pv_ipc_adm_obj) == 32, "pv_ipc_adm_obj size");
 
+/* The reply pages: entries start at the request's dev_ref.index and
+ * `total` counts all matching ones (fetch again from index + count while
+ * it is larger). */
 struct pv_ipc_adm_obj_list {
 	uint32_t count;
-	uint32_t reserved;
+	uint32_t total;
 	struct pv_ipc_adm_obj obj[];
 };
 

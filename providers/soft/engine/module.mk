@@ -1,1 +1,44 @@
-# providers/soft/engine: filled in by its component.
+# providers/soft/engine: podverbsd, the software RoCEv2 device's engine.
+# ENG_CORE_OBJS is everything but main(), linked by the unit tests too.
+
+ENG_CORE_SRCS := \
+	providers/soft/engine/eng_admin.c \
+	providers/soft/engine/eng_cq.c \
+	providers/soft/engine/eng_ctx.c \
+	providers/soft/engine/eng_device.c \
+	providers/soft/engine/eng_events.c \
+	providers/soft/engine/eng_handles.c \
+	providers/soft/engine/eng_idtab.c \
+	providers/soft/engine/eng_limits.c \
+	providers/soft/engine/eng_log.c \
+	providers/soft/engine/eng_loop.c \
+	providers/soft/engine/eng_objects.c \
+	providers/soft/engine/eng_port.c \
+	providers/soft/engine/eng_qp.c \
+	providers/soft/engine/eng_server.c \
+	providers/soft/engine/eng_stats.c
+
+ENG_CORE_OBJS := $(call objs,$(ENG_CORE_SRCS))
+ENG_DEPS := $(ENG_CORE_OBJS) $(PV_COMMON_OBJS) $(NETNS_LIB)
+PODVERBSD := $(BINDIR_B)/podverbsd
+
+$(PODVERBSD): $(call objs,providers/soft/engine/eng_main.c) $(ENG_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_LDFLAGS) -o $@ $^ $(NETNS_LIBS)
+
+ALL_TARGETS += $(PODVERBSD)
+HEADERS_CHECK += \
+	providers/soft/engine/eng.h \
+	providers/soft/engine/eng_handles.h \
+	providers/soft/engine/eng_ibv.h \
+	providers/soft/engine/eng_idtab.h \
+	providers/soft/engine/eng_limits.h \
+	providers/soft/engine/eng_list.h \
+	providers/soft/engine/eng_log.h \
+	providers/soft/engine/eng_loop.h \
+	providers/soft/engine/eng_obj.h \
+	providers/soft/engine/eng_port.h \
+	providers/soft/engine/eng_stats.h
+
+$(eval $(call unit_test,test_eng_pure,tests/unit/engine/test_eng_pure.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_handles.o eng_idtab.o eng_limits.o eng_port.o),))
+$(eval $(call unit_test,test_eng_dispatch,tests/unit/engine/test_eng_dispatch.c,$(ENG_DEPS),$(NETNS_LIBS)))

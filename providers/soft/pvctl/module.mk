@@ -1,1 +1,9 @@
-# providers/soft/pvctl: filled in by its component.
+# providers/soft/pvctl: the operator's tool (admin requests to the engine).
+
+PVCTL := $(BINDIR_B)/pvctl
+
+$(PVCTL): $(call objs,providers/soft/pvctl/pvctl.c) $(PV_COMMON_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_LDFLAGS) -o $@ $^
+
+ALL_TARGETS += $(PVCTL)

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The podverbsd engine's control plane: the engine, its client
+ * connections, soft devices and verbs objects.
+ *
+ * Threading: the control plane is one epoll loop on one thread and owns
+ * everything here.  Objects a data path needs are also reachable by
+ * number: devices by id (eng.devs), QPs by qp_num and MRs by key index
+ * (eng_dev.qps / eng_dev.mrs); a data path added later takes eng.lock
+ * (not yet present) around those lookups.
+ */
+#ifndef ENG_H
+#define ENG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "netns/netns.h"
+#include "providers/soft/engine/eng_handles.h"
+#include "providers/soft/engine/eng_idtab.h"
+#include "providers/soft/engine/eng_list.h"
+#include "providers/soft/pv-soft-abi.h"
+
+struct eng;
+
+/* Something in the epoll set; ready() runs with the epoll events. */
+struct eng_pollable {
+	int fd;
+	void (*ready)(struct eng *e, struct eng_pollable *p, uint32_t events);
+};
+
+struct eng_ident {
+	pid_t pid;
+	uid_t uid;
+	gid_t gid;
+	bool ns_known;		/* false: the peer's namespace was unreadable */
+	struct netns_id ns;
+};
+
+/* Internal object kinds beyond enum pv_obj_kind. */
+#define ENG_OBJ_CTX	16
+#define ENG_OBJ_KINDS	17
+
+struct eng_dev {
+	uint32_t id;
+	char name[PV_NAME_MAX];
+	char ifname[PV_IFNAME_MAX];
+	char netns_path[PV_PATH_MAX];
+	int ns_fd;			/* -1 for a device made in a unit test */
+	struct netns_id ns;
+	struct eng_pollable watch;	/* link/address notifications */
+	uint16_t pkey;
+	uint64_t guid;
+	/* Port 1, refreshed from the interface. */
+	bool link_present;
+	uint8_t port_state;		/* enum pv_port_state */
+	uint32_t netdev_mtu;
+	uint32_t active_mtu;		/* enum ibv_mtu */
+	uint32_t gid_count;
+	struct pv_ipc_gid_entry gid[PV_GID_TABLE_MAX];
+	uint32_t clients;		/* connections with a context on it */
+	struct eng_idtab qps;		/* qp_num -> struct eng_qp */
+	struct eng_idtab mrs;		/* key index -> struct eng_mr */
+};
+
+struct eng_conn {
+	struct eng_pollable poll;
+	struct eng_list link;		/* in eng.conns */
+	uint32_t id;
+	struct eng_ident ident;
+	bool admin;
+	/* The context (one per connection, CTX_OPEN). */
+	struct eng_dev *dev;		/* NULL before CTX_OPEN or after the
+					 * device was deleted */
+	bool dev_lost;			/* the device was deleted under it */
+	uint32_t dev_id;		/* kept for listings after loss */
+	int ev_fd;			/* engine end of the async socket */
+	uint32_t ctx_handle;
+	struct eng_htab handles;
+	struct eng_list objs;		/* struct eng_obj.link, creation order */
+	uint32_t count[ENG_OBJ_KINDS];
+};
+
+struct eng {
+	int epfd;
+	struct eng_pollable listener;
+	struct eng_pollable sig;
+	char sock_path[108];
+	struct netns_id self_ns;
+	bool self_ns_known;
+	struct eng_list conns;
+	uint32_t nconns;
+	uint32_t next_conn_id;
+	struct eng_idtab devs;		/* dev id -> struct eng_dev */
+	bool stop;
+	uint64_t rng;			/* xorshift state for key bytes */
+	uint8_t *reply;			/* PV_IPC_MAX_PAYLOAD bytes */
+	/* Pollables closed while an epoll batch runs are freed after it,
+	 * since later events of the batch may still point at them. */
+	bool in_batch;
+	void **deferred;
+	uint32_t ndeferred, deferred_cap;
+};
+
+/* eng_main.c / eng_server.c: the loop. */
+int eng_init(struct eng *e);
+void eng_fini(struct eng *e);
+int eng_poll_add(struct eng *e, struct eng_pollable *p);
+void eng_poll_del(struct eng *e, struct eng_pollable *p);
+uint32_t eng_random(struct eng *e);
+/* Frees ptr (a struct holding a pollable whose fd is now -1) now, or
+ * after the current epoll batch. */
+void eng_defer_free(struct eng *e, void *ptr);
+
+/* eng_server.c: listening socket and connections. */
+int eng_listen(struct eng *e, const char *path);
+void eng_unlisten(struct eng *e);
+/* Adopts fd (takes ownership) as a client with identity id.  Returns the
+ * connection or NULL (fd closed). */
+struct eng_conn *eng_conn_add(struct eng *e, int fd,
+			      const struct eng_ident *id);
+void eng_conn_close(struct eng *e, struct eng_conn *c);
+/* Serves up to `budget` queued requests of c; returns how many, or
+ * -ECONNRESET when the peer is gone (c is then closed and freed). */
+int eng_conn_serve(struct eng *e, struct eng_conn *c, int budget);
+
+/* eng_device.c: the registry. */
+struct eng_dev *eng_dev_by_id(struct eng *e, uint32_t id);
+bool eng_dev_visible(const struct eng_dev *d, const struct eng_conn *c);
+/* Builds a device from an already-read link (no namespace I/O); takes
+ * ownership of ns_fd (-1 allowed).  name may be "" (picks pv<N>).
+ * Returns 0 and *ret_dev, -EEXIST (name or ifname taken in that
+ * namespace), -ENOMEM (device limit). */
+int eng_dev_register(struct eng *e, int ns_fd, const struct netns_id *ns,
+		     const char *netns_path, const char *name, uint16_t pkey,
+		     const struct netns_link *link, struct eng_dev **ret_dev);
+/* Applies a fresh read of the interface (link NULL: it vanished). */
+void eng_dev_apply_link(struct eng *e, struct eng_dev *d,
+			const struct netns_link *link);
+int eng_dev_add(struct eng *e, const struct pv_ipc_adm_dev_add *req,
+		struct eng_dev **ret_dev);
+void eng_dev_remove(struct eng *e, struct eng_dev *d);
+void eng_dev_info(const struct eng_dev *d, struct pv_ipc_dev_info *out);
+void eng_dev_attr(const struct eng_dev *d, struct pv_ipc_dev_attr *out);
+void eng_dev_port_attr(const struct eng_dev *d, struct pv_ipc_port_attr *o);
+
+/* eng_events.c: pushes to clients, never blocking. */
+void eng_event_push(struct eng_conn *c, uint32_t type, uint32_t kind,
+		    uint32_t handle);
+void eng_event_push_dev(struct eng *e, struct eng_dev *d, uint32_t type,
+			uint32_t kind, uint32_t handle);
+/* Sends a reply; a full socket counts a drop instead of blocking. */
+void eng_reply(struct eng_conn *c, uint16_t op, uint32_t seq, int32_t status,
+	       const void *payload, uint32_t len, const int *fds, int nfds);
+
+/* eng_objects.c: teardown of a connection's objects. */
+void eng_objs_free_all(struct eng *e, struct eng_conn *c);
+/* Detaches c's objects from its device (device being deleted). */
+void eng_objs_detach_dev(struct eng *e, struct eng_conn *c);
+
+#endif /* ENG_H */

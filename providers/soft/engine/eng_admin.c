@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Administrative requests (root in the engine's namespace only; checked
+ * by the dispatcher): adding and deleting devices, listings, counters.
+ *
+ * Listings fill one reply.  ADM_DEV_LIST always fits (max_devices is
+ * bounded by ENG_DEVICES_HARD_MAX).  ADM_OBJ_LIST pages: the request's
+ * dev_ref.index is the first entry wanted and the reply's `total` counts
+ * all matching entries.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "providers/soft/engine/eng_ibv.h"
+#include "providers/soft/engine/eng_log.h"
+#include "providers/soft/engine/eng_obj.h"
+#include "providers/soft/engine/eng_stats.h"
+
+static bool str_ok(const char *s, size_t cap)
+{
+	return memchr(s, '\0', cap) != NULL;
+}
+
+int eng_op_adm_dev_add(struct eng_req *r)
+{
+	const struct pv_ipc_adm_dev_add *in = r->in;
+	struct eng_dev *d;
+	int ret;
+
+	if (!str_ok(in->netns_path, sizeof(in->netns_path)) ||
+	    !str_ok(in->ifname, sizeof(in->ifname)) ||
+	    !str_ok(in->name, sizeof(in->name)) || !in->ifname[0])
+		return -EINVAL;
+	/* The low 15 bits name the partition; 0 is not a valid one. */
+	if (in->pkey && !(in->pkey & 0x7fff))
+		return -EINVAL;
+	ret = eng_dev_add(r->e, in, &d);
+	if (ret < 0)
+		return ret;
+	eng_dev_info(d, r->out);
+	r->out_len = sizeof(struct pv_ipc_dev_info);
+	return 0;
+}
+
+int eng_op_adm_dev_del(struct eng_req *r)
+{
+	const struct pv_ipc_adm_dev_del *in = r->in;
+	struct eng_dev *d = NULL;
+	unsigned matches = 0;
+
+	if (in->dev_id) {
+		d = eng_dev_by_id(r->e, in->dev_id);
+	} else {
+		if (!str_ok(in->name, sizeof(in->name)) || !in->name[0])
+			return -EINVAL;
+		for (uint32_t i = r->e->devs.min; i < r->e->devs.cap; i++) {
+			struct eng_dev *x = r->e->devs.slot[i];
+
+			if (x && strcmp(x->name, in->name) == 0) {
+				d = x;
+				matches++;
+			}
+		}
+		/* Names are unique per namespace only: ask for the id. */
+		if (matches > 1)
+			return -ENOTUNIQ;
+	}
+	if (!d)
+		return -ENODEV;
+	eng_dev_remove(r->e, d);
+	return 0;
+}
+
+int eng_op_adm_dev_list(struct eng_req *r)
+{
+	struct pv_ipc_adm_dev_list *out = r->out;
+	uint32_t max = (PV_IPC_MAX_PAYLOAD - sizeof(*out)) /
+		       sizeof(out->dev[0]);
+
+	memset(out, 0, sizeof(*out));
+	for (uint32_t i = r->e->devs.min; i < r->e->devs.cap; i++) {
+		struct eng_dev *d = r->e->devs.slot[i];
+		struct pv_ipc_adm_dev *a;
+
+		if (!d)
+			continue;
+		out->total++;
+		if (out->count >= max)
+			continue;
+		a = &out->dev[out->count++];
+		memset(a, 0, sizeof(*a));
+		eng_dev_info(d, &a->info);
+		a->netns_ino = d->ns.ino;
+		a->netns_dev = d->ns.dev;
+		memcpy(a->netns_path, d->netns_path, sizeof(a->netns_path));
+		a->gid_count = d->gid_count;
+		a->clients = d->clients;
+		memcpy(a->gid, d->gid, sizeof(a->gid));
+	}
+	r->out_len = sizeof(*out) + out->count * sizeof(out->dev[0]);
+	return 0;
+}
+
+static void obj_row(const struct eng_conn *c, const struct eng_obj *o,
+		    struct pv_ipc_adm_obj *row)
+{
+	memset(row, 0, sizeof(*row));
+	row->dev_id = c->dev_id;
+	row->client_id = c->id;
+	row->client_pid = (uint32_t)c->ident.pid;
+	row->kind = o->kind;
+	row->handle = o->handle;
+	switch (o->kind) {
+	case PV_OBJ_QP:
+		row->detail = ((const struct eng_qp *)o)->qp_num;
+		row->state = ((const struct eng_qp *)o)->state;
+		break;
+	case PV_OBJ_MR:
+		row->detail = ((const struct eng_mr *)o)->lkey;
+		break;
+	case PV_OBJ_CQ:
+		row->detail = ((const struct eng_cq *)o)->cqe;
+		break;
+	case PV_OBJ_SRQ:
+		row->detail = ((const struct eng_srq *)o)->max_wr;
+		break;
+	}
+}
+
+int eng_op_adm_obj_list(struct eng_req *r)
+{
+	const struct pv_ipc_dev_ref *ref = r->in;
+	struct pv_ipc_adm_obj_list *out = r->out;
+	uint32_t max = (PV_IPC_MAX_PAYLOAD - sizeof(*out)) /
+		       sizeof(out->obj[0]);
+	struct eng_list *cp, *ct, *op, *ot;
+
+	memset(out, 0, sizeof(*out));
+	eng_list_for_each_safe(cp, ct, &r->e->conns) {
+		struct eng_conn *c = eng_container_of(cp, struct eng_conn,
+						      link);
+
+		if (!c->ctx_handle || (ref->dev_id && c->dev_id != ref->dev_id))
+			continue;
+		eng_list_for_each_safe(op, ot, &c->objs) {
+			uint32_t n = out->total++;
+
+			if (n < ref->index || out->count >= max)
+				continue;
+			obj_row(c, eng_container_of(op, struct eng_obj, link),
+				&out->obj[out->count++]);
+		}
+	}
+	r->out_len = sizeof(*out) + out->count * sizeof(out->obj[0]);
+	return 0;
+}
+
+int eng_op_adm_stats(struct eng_req *r)
+{
+	struct pv_ipc_stats *out = r->out;
+
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < ENG_STAT_COUNT; i++) {
+		struct pv_ipc_stat *s = &out->stat[out->count++];
+
+		memset(s, 0, sizeof(*s));
+		strncpy(s->name, eng_stat_name(i), sizeof(s->name) - 1);
+		s->value = eng_stats[i];
+	}
+	r->out_len = sizeof(*out) + out->count * sizeof(out->stat[0]);
+	return 0;
+}

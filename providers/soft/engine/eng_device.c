@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The soft device registry: one device per (namespace, interface), named
+ * uniquely within its namespace (every pod may call its device "rdma0").
+ * The port follows the interface through a netlink watch in that
+ * namespace: state, MTU and the RoCEv2 GID table.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "providers/soft/engine/eng.h"
+#include "providers/soft/engine/eng_ibv.h"
+#include "providers/soft/engine/eng_limits.h"
+#include "providers/soft/engine/eng_log.h"
+#include "providers/soft/engine/eng_obj.h"
+#include "providers/soft/engine/eng_port.h"
+#include "providers/soft/engine/eng_stats.h"
+
+#define ENG_DEV_ID_MAX	0xffffu
+
+struct eng_dev *eng_dev_by_id(struct eng *e, uint32_t id)
+{
+	return eng_idtab_get(&e->devs, id);
+}
+
+bool eng_dev_visible(const struct eng_dev *d, const struct eng_conn *c)
+{
+	return d && c->ident.ns_known && netns_id_equal(&d->ns, &c->ident.ns);
+}
+
+/* A device in namespace ns whose name or ifname matches, or NULL. */
+static struct eng_dev *find_in_ns(struct eng *e, const struct netns_id *ns,
+				  const char *name, const char *ifname)
+{
+	for (uint32_t i = e->devs.min; i < e->devs.cap; i++) {
+		struct eng_dev *d = e->devs.slot[i];
+
+		if (!d || !netns_id_equal(&d->ns, ns))
+			continue;
+		if ((name && strcmp(d->name, name) == 0) ||
+		    (ifname && strcmp(d->ifname, ifname) == 0))
+			return d;
+	}
+	return NULL;
+}
+
+static void pick_name(struct eng *e, const struct netns_id *ns, char *out)
+{
+	for (unsigned n = 0;; n++) {
+		snprintf(out, PV_NAME_MAX, "pv%u", n);
+		if (!find_in_ns(e, ns, out, NULL))
+			return;
+	}
+}
+
+int eng_dev_register(struct eng *e, int ns_fd, const struct netns_id *ns,
+		     const char *netns_path, const char *name, uint16_t pkey,
+		     const struct netns_link *link, struct eng_dev **ret_dev)
+{
+	struct eng_dev *d;
+	int64_t id;
+
+	if (e->devs.used >= eng_lim.max_devices)
+		return eng_limit_hit(-ENOMEM);
+	if ((name[0] && find_in_ns(e, ns, name, NULL)) ||
+	    find_in_ns(e, ns, NULL, link->name))
+		return -EEXIST;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	id = eng_idtab_alloc(&e->devs, d);
+	if (id < 0) {
+		free(d);
+		return eng_limit_hit(-ENOMEM);
+	}
+	d->id = (uint32_t)id;
+	if (name[0])
+		snprintf(d->name, sizeof(d->name), "%s", name);
+	else
+		pick_name(e, ns, d->name);
+	snprintf(d->ifname, sizeof(d->ifname), "%s", link->name);
+	snprintf(d->netns_path, sizeof(d->netns_path), "%s", netns_path);
+	d->ns_fd = ns_fd;
+	d->ns = *ns;
+	d->watch.fd = -1;
+	d->pkey = pkey ? pkey : 0xffff;
+	d->guid = eng_port_guid_from_mac(link->mac);
+	d->port_state = PV_PORT_DOWN;
+	/* QP 0 and 1 are the special QPs of IBA 10.2.5. */
+	eng_idtab_init(&d->qps, 2, (1u << 24) - 1);
+	eng_idtab_init(&d->mrs, 1, (1u << 24) - 1);
+	eng_dev_apply_link(e, d, link);
+	eng_stat_inc(devices_added);
+	eng_stat_inc(devices_live);
+	*ret_dev = d;
+	return 0;
+}
+
+static bool gids_differ(const struct eng_dev *d, const struct netns_gid *g,
+			uint32_t n)
+{
+	if (n != d->gid_count)
+		return true;
+	for (uint32_t i = 0; i < n; i++)
+		if (memcmp(d->gid[i].gid, g[i].raw, 16) != 0)
+			return true;
+	return false;
+}
+
+void eng_dev_apply_link(struct eng *e, struct eng_dev *d,
+			const struct netns_link *link)
+{
+	struct netns_gid gids[PV_GID_TABLE_MAX];
+	uint8_t old_state = d->port_state;
+	uint32_t n = 0, mtu;
+
+	d->link_present = link != NULL;
+	if (link) {
+		int got = netns_gid_table(link, gids, PV_GID_TABLE_MAX);
+
+		n = got > 0 ? (uint32_t)got : 0;
+		d->netdev_mtu = link->mtu;
+		mtu = eng_port_ib_mtu(link->mtu);
+		d->active_mtu = mtu ? mtu : ENG_IB_MTU_256;
+		d->port_state = link->up && link->running ? PV_PORT_ACTIVE
+							  : PV_PORT_DOWN;
+	} else {
+		d->port_state = PV_PORT_DOWN;
+	}
+	if (gids_differ(d, gids, n)) {
+		memset(d->gid, 0, sizeof(d->gid));
+		for (uint32_t i = 0; i < n; i++) {
+			memcpy(d->gid[i].gid, gids[i].raw, 16);
+			d->gid[i].gid_type = PV_GID_TYPE_ROCE_V2;
+		}
+		d->gid_count = n;
+		eng_stat_inc(gid_changes);
+		eng_info("device %s (%u): GID table now has %u entries",
+			 d->name, d->id, n);
+		eng_event_push_dev(e, d, ENG_EV_GID_CHANGE, PV_OBJ_PORT, 1);
+	}
+	if (d->port_state != old_state) {
+		bool up = d->port_state == PV_PORT_ACTIVE;
+
+		eng_stat_inc(port_state_changes);
+		eng_info("device %s (%u): port %s%s", d->name, d->id,
+			 up ? "ACTIVE" : "DOWN",
+			 link ? "" : " (interface gone)");
+		eng_event_push_dev(e, d, up ? ENG_EV_PORT_ACTIVE
+					    : ENG_EV_PORT_ERR, PV_OBJ_PORT, 1);
+	}
+}
+
+static void refresh(struct eng *e, struct eng_dev *d)
+{
+	struct netns_link link;
+	int ret = netns_link_get(d->ns_fd, d->ifname, &link);
+
+	if (ret < 0 && ret != -ENODEV && ret != -ENOENT)
+		eng_warn("device %s (%u): reading %s: %s", d->name, d->id,
+			 d->ifname, strerror(-ret));
+	eng_dev_apply_link(e, d, ret < 0 ? NULL : &link);
+}
+
+static void watch_ready(struct eng *e, struct eng_pollable *p, uint32_t ev)
+{
+	struct eng_dev *d = eng_container_of(p, struct eng_dev, watch);
+	int ret = netns_watch_drain(p->fd);
+
+	eng_stat_inc(link_events);
+	/* An overrun (-ENOBUFS) lost notifications: re-read all the same. */
+	if (ret < 0 && ret != -ENOBUFS && ret != -EAGAIN) {
+		eng_warn("device %s (%u): link watch failed: %s; no longer "
+			 "following %s", d->name, d->id, strerror(-ret),
+			 d->ifname);
+		eng_poll_del(e, p);
+		close(p->fd);
+		p->fd = -1;
+	}
+	if (ret != 0)
+		refresh(e, d);
+}
+
+static const char *ns_label(const char *path)
+{
+	return path[0] ? path : "the engine's namespace";
+}
+
+int eng_dev_add(struct eng *e, const struct pv_ipc_adm_dev_add *req,
+		struct eng_dev **ret_dev)
+{
+	struct netns_link link;
+	struct netns_id ns;
+	int ns_fd, watch_fd, ret;
+
+	ns_fd = netns_open(req->netns_path);
+	if (ns_fd < 0) {
+		eng_warn("dev add: cannot open namespace %s: %s",
+			 ns_label(req->netns_path), strerror(-ns_fd));
+		return ns_fd;
+	}
+	ret = netns_id_of_fd(ns_fd, &ns);
+	if (ret < 0)
+		goto err_close_ns;
+	/* Watch first, then read: no change can fall between the two. */
+	watch_fd = netns_watch_open(ns_fd);
+	if (watch_fd < 0)
+		eng_warn("dev add: no link watch in %s: %s",
+			 ns_label(req->netns_path), strerror(-watch_fd));
+	ret = netns_link_get(ns_fd, req->ifname, &link);
+	if (ret < 0) {
+		eng_warn("dev add: interface %s not found in %s: %s",
+			 req->ifname, ns_label(req->netns_path),
+			 strerror(-ret));
+		ret = ret == -ENOENT ? -ENODEV : ret;
+		goto err_close_watch;
+	}
+	ret = eng_dev_register(e, ns_fd, &ns, req->netns_path, req->name,
+			       req->pkey, &link, ret_dev);
+	if (ret < 0) {
+		eng_warn("dev add: %s in %s: %s", req->ifname,
+			 ns_label(req->netns_path), ret == -EEXIST ?
+			 "name or interface already has a device there" :
+			 strerror(-ret));
+		goto err_close_watch;
+	}
+	if (watch_fd >= 0) {
+		(*ret_dev)->watch.fd = watch_fd;
+		(*ret_dev)->watch.ready = watch_ready;
+		if (eng_poll_add(e, &(*ret_dev)->watch) < 0) {
+			close(watch_fd);
+			(*ret_dev)->watch.fd = -1;
+		}
+	}
+	eng_info("device %s (%u) added: %s in %s, %u GIDs, port %s",
+		 (*ret_dev)->name, (*ret_dev)->id, req->ifname,
+		 ns_label(req->netns_path), (*ret_dev)->gid_count,
+		 (*ret_dev)->port_state == PV_PORT_ACTIVE ? "ACTIVE" : "DOWN");
+	return 0;
+
+err_close_watch:
+	if (watch_fd >= 0)
+		close(watch_fd);
+err_close_ns:
+	close(ns_fd);
+	return ret;
+}
+
+void eng_dev_remove(struct eng *e, struct eng_dev *d)
+{
+	struct eng_list *pos, *tmp;
+
+	eng_list_for_each_safe(pos, tmp, &e->conns) {
+		struct eng_conn *c = eng_container_of(pos, struct eng_conn,
+						      link);
+
+		if (c->dev != d)
+			continue;
+		eng_event_push(c, ENG_EV_DEVICE_FATAL, PV_OBJ_NONE, 0);
+		eng_objs_detach_dev(e, c);
+	}
+	if (d->watch.fd >= 0) {
+		eng_poll_del(e, &d->watch);
+		close(d->watch.fd);
+		d->watch.fd = -1;
+	}
+	if (d->ns_fd >= 0)
+		close(d->ns_fd);
+	eng_idtab_free(&e->devs, d->id);
+	eng_idtab_fini(&d->qps);
+	eng_idtab_fini(&d->mrs);
+	eng_stat_inc(devices_removed);
+	eng_stat_dec(devices_live);
+	eng_info("device %s (%u) removed", d->name, d->id);
+	eng_defer_free(e, d);
+}
+
+void eng_dev_info(const struct eng_dev *d, struct pv_ipc_dev_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->dev_id = d->id;
+	out->node_guid = d->guid;
+	memcpy(out->name, d->name, sizeof(out->name));
+	memcpy(out->ifname, d->ifname, sizeof(out->ifname));
+	out->pkey = d->pkey;
+	out->port_state = d->port_state;
+	out->netdev_mtu = d->netdev_mtu;
+	out->active_mtu = d->active_mtu;
+}
+
+void eng_dev_attr(const struct eng_dev *d, struct pv_ipc_dev_attr *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->node_guid = d->guid;
+	o->sys_image_guid = d->guid;
+	o->max_mr_size = eng_lim.max_mr_size_mb << 20;
+	o->page_size_cap = 0xfffff000u;	/* any power of two >= 4 KiB */
+	o->vendor_id = PV_VENDOR_ID;
+	o->vendor_part_id = PV_VENDOR_PART_ID;
+	o->device_cap_flags = ENG_DEVICE_RESIZE_MAX_WR |
+		ENG_DEVICE_CURR_QP_STATE_MOD | ENG_DEVICE_PORT_ACTIVE_EVENT |
+		ENG_DEVICE_SYS_IMAGE_GUID | ENG_DEVICE_RC_RNR_NAK_GEN |
+		ENG_DEVICE_SRQ_RESIZE | ENG_DEVICE_N_NOTIFY_CQ;
+	o->max_qp = (uint32_t)eng_lim.max_qp;
+	o->max_qp_wr = (uint32_t)eng_lim.max_qp_wr;
+	o->max_sge = (uint32_t)eng_lim.max_sge;
+	o->max_sge_rd = (uint32_t)eng_lim.max_sge;
+	o->max_cq = (uint32_t)eng_lim.max_cq;
+	o->max_cqe = (uint32_t)eng_lim.max_cqe;
+	o->max_mr = (uint32_t)eng_lim.max_mr;
+	o->max_pd = (uint32_t)eng_lim.max_pd;
+	o->max_qp_rd_atom = (uint32_t)eng_lim.max_rd_atom;
+	o->max_qp_init_rd_atom = (uint32_t)eng_lim.max_rd_atom;
+	o->max_srq = (uint32_t)eng_lim.max_srq;
+	o->max_srq_wr = (uint32_t)eng_lim.max_srq_wr;
+	o->max_srq_sge = (uint32_t)eng_lim.max_sge;
+	o->max_ah = (uint32_t)eng_lim.max_ah;
+	o->max_pkeys = 1;
+	o->atomic_cap = ENG_ATOMIC_HCA;
+	o->max_inline_data = (uint32_t)eng_lim.max_inline;
+	o->phys_port_cnt = 1;
+	snprintf(o->fw_ver, sizeof(o->fw_ver), "podverbs %d", PV_IPC_VERSION);
+}
+
+void eng_dev_port_attr(const struct eng_dev *d, struct pv_ipc_port_attr *o)
+{
+	bool up = d->port_state == PV_PORT_ACTIVE;
+
+	memset(o, 0, sizeof(*o));
+	o->state = d->port_state;
+	o->max_mtu = ENG_IB_MTU_4096;
+	o->active_mtu = d->active_mtu;
+	o->netdev_mtu = d->netdev_mtu;
+	/* The table's capacity, like hardware; entries past gid_count read
+	 * as zero GIDs. */
+	o->gid_tbl_len = PV_GID_TABLE_MAX;
+	o->port_cap_flags = ENG_PORT_CM_SUP | ENG_PORT_IP_BASED_GIDS;
+	o->max_msg_sz = 1u << 31;
+	o->pkey_tbl_len = 1;
+	o->phys_state = up ? ENG_PHYS_LINK_UP : ENG_PHYS_DISABLED;
+	o->active_width = ENG_WIDTH_4X;
+	o->active_speed = ENG_SPEED_EDR;
+	o->link_layer = ENG_LINK_LAYER_ETHERNET;
+}

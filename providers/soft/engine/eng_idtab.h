@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * An index table: small integers in [min, max] mapped to objects, for
+ * lookups a data path makes (device id, QP number, MR key index).
+ * Allocation is next-fit from a moving cursor, so a freed index is not
+ * handed out again at once (a stale QP number or key keeps missing for a
+ * while, as on hardware).  Pure: no I/O, no locking (the owner locks).
+ */
+#ifndef ENG_IDTAB_H
+#define ENG_IDTAB_H
+
+#include <stdint.h>
+
+struct eng_idtab {
+	void   **slot;
+	uint32_t cap;		/* slots allocated: indexes [0, cap) */
+	uint32_t min, max;	/* usable index range */
+	uint32_t next;		/* cursor for next-fit */
+	uint32_t used;
+};
+
+void eng_idtab_init(struct eng_idtab *t, uint32_t min, uint32_t max);
+void eng_idtab_fini(struct eng_idtab *t);
+/* Stores obj (non-NULL) at a free index; returns it or -ENOMEM. */
+int64_t eng_idtab_alloc(struct eng_idtab *t, void *obj);
+/* The object at idx, or NULL. */
+void *eng_idtab_get(const struct eng_idtab *t, uint32_t idx);
+/* Frees idx (no-op when empty). */
+void eng_idtab_free(struct eng_idtab *t, uint32_t idx);
+
+#endif /* ENG_IDTAB_H */

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Every tunable and every enforced limit of the engine, declared once.
+ * Each ENG_LIMIT(name, default, min, max, help) becomes a field of
+ * struct eng_limits, a "--limit name=value" option and a line of --help.
+ * Exceeding a count limit fails the request with -ENOMEM (resources
+ * exhausted, as a NIC reports it); a size outside its range fails with
+ * -EINVAL.  Both bump the limit_hits counter.
+ */
+#ifndef ENG_LIMITS_H
+#define ENG_LIMITS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "providers/soft/pv-soft-abi.h"
+
+/* An ADM_DEV_LIST reply must fit one IPC message. */
+#define ENG_DEVICES_HARD_MAX \
+	((PV_IPC_MAX_MSG - 24 - 8) / sizeof(struct pv_ipc_adm_dev))
+
+#define ENG_LIMITS(X)							\
+	X(max_devices, 64, 1, ENG_DEVICES_HARD_MAX,			\
+	  "soft devices per engine")					\
+	X(max_clients, 1024, 1, 16384,					\
+	  "client connections per engine")				\
+	X(max_pd, 1024, 1, 65536, "PDs per client")			\
+	X(max_mr, 4096, 1, 65536, "MRs per client")			\
+	X(max_cq, 1024, 1, 65536, "CQs per client")			\
+	X(max_qp, 1024, 1, 65536, "QPs per client")			\
+	X(max_srq, 256, 1, 65536, "SRQs per client")			\
+	X(max_ah, 4096, 1, 65536, "AHs per client")			\
+	X(max_channel, 64, 1, 1024,					\
+	  "completion channels per client (each holds an fd)")		\
+	X(max_cqe, 65536, 1, 4194304, "CQ depth")			\
+	X(max_qp_wr, 16384, 1, 1048576, "work requests per QP queue")	\
+	X(max_sge, 32, 1, 256, "scatter/gather entries per WR")	\
+	X(max_inline, 256, 0, 4096, "inline data bytes per WR")	\
+	X(max_srq_wr, 16384, 1, 1048576, "work requests per SRQ")	\
+	X(max_rd_atom, 16, 1, 255,					\
+	  "outstanding RDMA reads/atomics per QP")			\
+	X(max_mr_size_mb, 4096, 1, 1048576, "MiB per MR")		\
+	X(max_msgs_per_wakeup, 64, 1, 4096,				\
+	  "requests served from one client before others get a turn")
+
+struct eng_limits {
+#define ENG_LIMIT_FIELD(name, def, lo, hi, help) uint64_t name;
+	ENG_LIMITS(ENG_LIMIT_FIELD)
+#undef ENG_LIMIT_FIELD
+};
+
+/* The engine's limits; defaults until eng_limits_set() changes them. */
+extern struct eng_limits eng_lim;
+
+/* Sets one limit from "name=value"; -EINVAL for an unknown name or a
+ * value outside its range, -ERANGE likewise with the range in msg. */
+int eng_limits_set(const char *assignment);
+/* Sets one limit by name; same errors. */
+int eng_limits_set_one(const char *name, uint64_t value);
+/* Prints "  name (default D, min..max): help" lines. */
+void eng_limits_help(FILE *out);
+
+#endif /* ENG_LIMITS_H */

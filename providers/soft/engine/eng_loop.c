@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/* The engine object and its single-threaded epoll loop. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "providers/soft/engine/eng.h"
+#include "providers/soft/engine/eng_log.h"
+#include "providers/soft/engine/eng_loop.h"
+#include "providers/soft/engine/eng_obj.h"
+
+int eng_init(struct eng *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->listener.fd = -1;
+	e->sig.fd = -1;
+	eng_list_init(&e->conns);
+	eng_idtab_init(&e->devs, 1, 0xffff);
+	e->self_ns_known = netns_id_of_pid(getpid(), &e->self_ns) == 0;
+	if (getrandom(&e->rng, sizeof(e->rng), GRND_NONBLOCK) !=
+	    sizeof(e->rng))
+		e->rng = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull;
+	e->rng |= 1;
+	e->reply = malloc(PV_IPC_MAX_PAYLOAD);
+	if (!e->reply)
+		return -ENOMEM;
+	e->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (e->epfd < 0) {
+		free(e->reply);
+		return -errno;
+	}
+	return 0;
+}
+
+void eng_fini(struct eng *e)
+{
+	struct eng_list *pos, *tmp;
+
+	eng_list_for_each_safe(pos, tmp, &e->conns)
+		eng_conn_close(e, eng_container_of(pos, struct eng_conn, link));
+	for (uint32_t i = e->devs.min; i < e->devs.cap; i++)
+		if (e->devs.slot[i])
+			eng_dev_remove(e, e->devs.slot[i]);
+	eng_idtab_fini(&e->devs);
+	eng_unlisten(e);
+	close(e->epfd);
+	free(e->reply);
+	free(e->deferred);
+}
+
+int eng_poll_add(struct eng *e, struct eng_pollable *p)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = p };
+
+	return epoll_ctl(e->epfd, EPOLL_CTL_ADD, p->fd, &ev) < 0 ? -errno : 0;
+}
+
+void eng_poll_del(struct eng *e, struct eng_pollable *p)
+{
+	epoll_ctl(e->epfd, EPOLL_CTL_DEL, p->fd, NULL);
+}
+
+uint32_t eng_random(struct eng *e)
+{
+	/* xorshift64*: key bytes need to be unpredictable to other
+	 * clients, not cryptographic; seeded from getrandom. */
+	e->rng ^= e->rng >> 12;
+	e->rng ^= e->rng << 25;
+	e->rng ^= e->rng >> 27;
+	return (uint32_t)((e->rng * 0x2545f4914f6cdd1dull) >> 32);
+}
+
+void eng_defer_free(struct eng *e, void *ptr)
+{
+	if (e->in_batch) {
+		if (e->ndeferred == e->deferred_cap) {
+			uint32_t cap = e->deferred_cap ? e->deferred_cap * 2 : 16;
+			void **d = realloc(e->deferred, cap * sizeof(*d));
+
+			if (!d)
+				return;	/* leak rather than use after free */
+			e->deferred = d;
+			e->deferred_cap = cap;
+		}
+		e->deferred[e->ndeferred++] = ptr;
+		return;
+	}
+	free(ptr);
+}
+
+static void end_batch(struct eng *e)
+{
+	e->in_batch = false;
+	for (uint32_t i = 0; i < e->ndeferred; i++)
+		free(e->deferred[i]);
+	e->ndeferred = 0;
+}
+
+int eng_run(struct eng *e)
+{
+	struct epoll_event evs[64];
+
+	while (!e->stop) {
+		int n = epoll_wait(e->epfd, evs, 64, -1);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			eng_err("epoll_wait: %s", strerror(errno));
+			return -errno;
+		}
+		e->in_batch = true;
+		for (int i = 0; i < n && !e->stop; i++) {
+			struct eng_pollable *p = evs[i].data.ptr;
+
+			/* Closed earlier in this batch: memory still valid
+			 * (deferred), fd set to -1. */
+			if (p->fd >= 0)
+				p->ready(e, p, evs[i].events);
+		}
+		end_batch(e);
+	}
+	return 0;
+}

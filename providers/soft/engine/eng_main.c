@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/* podverbsd: arguments, signals, pidfile, daemonizing, then the loop. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/pv_ipc.h"
+#include "providers/soft/engine/eng.h"
+#include "providers/soft/engine/eng_limits.h"
+#include "providers/soft/engine/eng_log.h"
+#include "providers/soft/engine/eng_loop.h"
+
+struct opts {
+	const char *socket;
+	const char *pidfile;
+	int foreground;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"usage: podverbsd [options]\n"
+"The podverbs engine: the software RoCEv2 device that verbs applications\n"
+"in pods talk to over a unix socket.\n"
+"\n"
+"  -s, --socket PATH      listen here (default $%s or %s)\n"
+"  -f, --foreground       stay in the foreground (default: detach once\n"
+"                         the socket is ready)\n"
+"  -l, --log-level L      error, warn, info (default) or debug\n"
+"  -p, --pidfile FILE     write the engine's pid to FILE\n"
+"      --max-clients N    same as --limit max_clients=N\n"
+"      --max-devices N    same as --limit max_devices=N\n"
+"  -L, --limit NAME=VAL   set one limit (below; repeatable)\n"
+"  -h, --help             this text\n"
+"\n"
+"Limits (requests beyond them fail with ENOMEM or EINVAL):\n",
+		PV_IPC_SOCKET_ENV, PV_IPC_DEFAULT_SOCKET);
+	eng_limits_help(out);
+}
+
+static int set_limit(const char *name, const char *val)
+{
+	char buf[128];
+
+	snprintf(buf, sizeof(buf), "%s=%s", name, val);
+	return eng_limits_set(buf);
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option lopts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "log-level", required_argument, NULL, 'l' },
+		{ "pidfile", required_argument, NULL, 'p' },
+		{ "max-clients", required_argument, NULL, 'C' },
+		{ "max-devices", required_argument, NULL, 'D' },
+		{ "limit", required_argument, NULL, 'L' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c, lvl;
+
+	o->socket = pv_ipc_socket_path();
+	while ((c = getopt_long(argc, argv, "s:fl:p:L:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 's': o->socket = optarg; break;
+		case 'f': o->foreground = 1; break;
+		case 'p': o->pidfile = optarg; break;
+		case 'l':
+			lvl = eng_log_parse_level(optarg);
+			if (lvl < 0) {
+				fprintf(stderr, "podverbsd: bad log level '%s'\n",
+					optarg);
+				return -1;
+			}
+			eng_log_level = lvl;
+			break;
+		case 'C': case 'D': case 'L':
+			if ((c == 'L' ? eng_limits_set(optarg) :
+			     set_limit(c == 'C' ? "max_clients" : "max_devices",
+				       optarg)) < 0) {
+				fprintf(stderr, "podverbsd: bad limit '%s' (see "
+					"--help for names and ranges)\n", optarg);
+				return -1;
+			}
+			break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "podverbsd: unexpected argument '%s'\n",
+			argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+static void sig_ready(struct eng *e, struct eng_pollable *p, uint32_t ev)
+{
+	struct signalfd_siginfo si;
+
+	if (read(p->fd, &si, sizeof(si)) != sizeof(si))
+		return;
+	eng_info("signal %u: shutting down", si.ssi_signo);
+	e->stop = true;
+}
+
+static int setup_signals(struct eng *e)
+{
+	sigset_t set;
+
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return -errno;
+	e->sig.fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (e->sig.fd < 0)
+		return -errno;
+	e->sig.ready = sig_ready;
+	return eng_poll_add(e, &e->sig);
+}
+
+static int write_pidfile(const char *path)
+{
+	char buf[32];
+	int fd, n;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	if (write(fd, buf, n) != n) {
+		close(fd);
+		return -EIO;
+	}
+	return close(fd) < 0 ? -errno : 0;
+}
+
+/* Detaches once the socket is listening, so "podverbsd && client" works. */
+static int detach(void)
+{
+	pid_t pid = fork();
+	int null;
+
+	if (pid < 0)
+		return -errno;
+	if (pid > 0)
+		_exit(0);
+	setsid();
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		close(null);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct eng e;
+	struct opts o = { 0 };
+	int ret;
+
+	if (parse_args(argc, argv, &o) < 0)
+		return 2;
+	ret = eng_init(&e);
+	if (ret < 0) {
+		eng_err("init: %s", strerror(-ret));
+		return 1;
+	}
+	if (!e.self_ns_known)
+		eng_warn("cannot read the engine's own namespace: admin "
+			 "requests will be refused");
+	ret = setup_signals(&e);
+	if (ret < 0) {
+		eng_err("signals: %s", strerror(-ret));
+		goto err_fini;
+	}
+	ret = eng_listen(&e, o.socket);
+	if (ret < 0) {
+		eng_err("cannot listen on %s: %s", o.socket,
+			ret == -EADDRINUSE ? "another engine is running there" :
+			strerror(-ret));
+		goto err_fini;
+	}
+	if (!o.foreground && (ret = detach()) < 0) {
+		eng_err("fork: %s", strerror(-ret));
+		goto err_fini;
+	}
+	if (o.pidfile && (ret = write_pidfile(o.pidfile)) < 0)
+		eng_warn("pidfile %s: %s", o.pidfile, strerror(-ret));
+	eng_info("listening on %s (pid %d)", o.socket, (int)getpid());
+	ret = eng_run(&e);
+	eng_fini(&e);
+	if (o.pidfile)
+		unlink(o.pidfile);
+	eng_info("stopped");
+	return ret < 0 ? 1 : 0;
+
+err_fini:
+	eng_fini(&e);
+	return 1;
+}

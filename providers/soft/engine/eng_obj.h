@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Verbs objects kept by the engine and the request handlers that make
+ * them.  Every object belongs to the connection that created it, has a
+ * per-connection handle, and counts the objects that use it ("users"):
+ * destroying one that is still used fails with -EBUSY, as on hardware.
+ */
+#ifndef ENG_OBJ_H
+#define ENG_OBJ_H
+
+#include "providers/soft/engine/eng.h"
+
+struct eng_obj {
+	struct eng_list link;		/* in eng_conn.objs */
+	struct eng_conn *conn;
+	uint32_t kind;			/* enum pv_obj_kind */
+	uint32_t handle;
+	uint32_t users;
+	/* Drops what this object holds (refs on others, device tables). */
+	void (*release)(struct eng *e, struct eng_obj *o);
+};
+
+struct eng_pd {
+	struct eng_obj o;
+};
+
+struct eng_mr {
+	struct eng_obj o;
+	struct eng_pd *pd;
+	uint64_t addr, length, iova;
+	uint32_t access;
+	uint32_t lkey, rkey;		/* equal; index << 8 | key byte */
+};
+
+struct eng_channel {
+	struct eng_obj o;
+	int fd;				/* engine end; client got the peer */
+};
+
+struct eng_cq {
+	struct eng_obj o;
+	struct eng_channel *channel;	/* NULL: none */
+	uint32_t cqe;
+	uint32_t comp_vector;
+	bool armed;
+	bool solicited_only;
+};
+
+struct eng_srq {
+	struct eng_obj o;
+	struct eng_pd *pd;
+	uint32_t max_wr, max_sge, srq_limit;
+};
+
+struct eng_qp {
+	struct eng_obj o;
+	struct eng_pd *pd;
+	struct eng_cq *send_cq, *recv_cq;
+	struct eng_srq *srq;
+	uint32_t qp_num;
+	uint32_t state;			/* enum ibv_qp_state */
+	struct pv_ipc_qp_create init;	/* as created, cap as granted */
+	struct pv_ipc_qp_attr attr;	/* last modified attributes */
+};
+
+struct eng_ah {
+	struct eng_obj o;
+	struct eng_pd *pd;
+	struct pv_ipc_ah_attr attr;
+};
+
+/* One request being served. */
+struct eng_req {
+	struct eng *e;
+	struct eng_conn *c;
+	uint16_t op;
+	const void *in;
+	uint32_t in_len;
+	void *out;			/* PV_IPC_MAX_PAYLOAD bytes */
+	uint32_t out_len;
+	int fds[PV_IPC_MAX_FDS];	/* sent with the reply, then closed */
+	int nfds;
+};
+
+typedef int (*eng_handler_fn)(struct eng_req *r);
+
+/* eng_objects.c: the generic part. */
+void *eng_obj_create(struct eng_req *r, uint32_t kind, size_t size,
+		     void (*release)(struct eng *, struct eng_obj *), int *err);
+void *eng_obj_get(struct eng_conn *c, uint32_t handle, uint32_t kind);
+int eng_obj_destroy(struct eng *e, struct eng_obj *o);
+/* Objects of a kind a client may hold (limits table). */
+uint64_t eng_obj_limit(uint32_t kind);
+const char *eng_obj_kind_name(uint32_t kind);
+/* Bumps limit_hits and returns err (for one-line limit checks). */
+int eng_limit_hit(int err);
+
+/* Handlers: eng_ctx.c */
+int eng_op_hello(struct eng_req *r);
+int eng_op_dev_list(struct eng_req *r);
+int eng_op_dev_query(struct eng_req *r);
+int eng_op_port_query(struct eng_req *r);
+int eng_op_gid_query(struct eng_req *r);
+int eng_op_pkey_query(struct eng_req *r);
+int eng_op_ctx_open(struct eng_req *r);
+int eng_op_channel_create(struct eng_req *r);
+int eng_op_channel_destroy(struct eng_req *r);
+/* eng_objects.c */
+int eng_op_pd_alloc(struct eng_req *r);
+int eng_op_pd_dealloc(struct eng_req *r);
+int eng_op_mr_reg(struct eng_req *r);
+int eng_op_mr_dereg(struct eng_req *r);
+int eng_op_ah_create(struct eng_req *r);
+int eng_op_ah_destroy(struct eng_req *r);
+/* eng_cq.c */
+int eng_op_cq_create(struct eng_req *r);
+int eng_op_cq_resize(struct eng_req *r);
+int eng_op_cq_destroy(struct eng_req *r);
+int eng_op_cq_req_notify(struct eng_req *r);
+/* Data path hook: a completion landed on cq; notifies its channel if
+ * armed (and solicited matches), disarming it. */
+void eng_cq_completion(struct eng_cq *cq, bool solicited);
+/* eng_qp.c */
+int eng_op_qp_create(struct eng_req *r);
+int eng_op_qp_modify(struct eng_req *r);
+int eng_op_qp_query(struct eng_req *r);
+int eng_op_qp_destroy(struct eng_req *r);
+int eng_op_srq_create(struct eng_req *r);
+int eng_op_srq_modify(struct eng_req *r);
+int eng_op_srq_query(struct eng_req *r);
+int eng_op_srq_destroy(struct eng_req *r);
+/* eng_admin.c */
+int eng_op_adm_dev_add(struct eng_req *r);
+int eng_op_adm_dev_del(struct eng_req *r);
+int eng_op_adm_dev_list(struct eng_req *r);
+int eng_op_adm_obj_list(struct eng_req *r);
+int eng_op_adm_stats(struct eng_req *r);
+
+#endif /* ENG_OBJ_H */

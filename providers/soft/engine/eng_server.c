@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Client connections: the listening socket, accept with the peer's
+ * identity (SO_PEERCRED, then its network namespace), request framing and
+ * checks, and dispatch to the handlers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "common/pv_ipc.h"
+#include "providers/soft/engine/eng_limits.h"
+#include "providers/soft/engine/eng_log.h"
+#include "providers/soft/engine/eng_obj.h"
+#include "providers/soft/engine/eng_stats.h"
+
+enum need {
+	NEED_NONE,
+	NEED_CTX,	/* a context is open (device may be gone) */
+	NEED_DEV,	/* a context is open on a live device */
+	NEED_ADMIN,	/* root in the engine's namespace */
+};
+
+static const struct {
+	eng_handler_fn fn;
+	enum need need;
+} handlers[PV_OP_MAX + 1] = {
+	[PV_OP_HELLO]		= { eng_op_hello, NEED_NONE },
+	[PV_OP_DEV_LIST]	= { eng_op_dev_list, NEED_NONE },
+	[PV_OP_DEV_QUERY]	= { eng_op_dev_query, NEED_NONE },
+	[PV_OP_PORT_QUERY]	= { eng_op_port_query, NEED_NONE },
+	[PV_OP_GID_QUERY]	= { eng_op_gid_query, NEED_NONE },
+	[PV_OP_PKEY_QUERY]	= { eng_op_pkey_query, NEED_NONE },
+	[PV_OP_CTX_OPEN]	= { eng_op_ctx_open, NEED_NONE },
+	[PV_OP_CHANNEL_CREATE]	= { eng_op_channel_create, NEED_DEV },
+	[PV_OP_CHANNEL_DESTROY]	= { eng_op_channel_destroy, NEED_CTX },
+	[PV_OP_PD_ALLOC]	= { eng_op_pd_alloc, NEED_DEV },
+	[PV_OP_PD_DEALLOC]	= { eng_op_pd_dealloc, NEED_CTX },
+	[PV_OP_MR_REG]		= { eng_op_mr_reg, NEED_DEV },
+	[PV_OP_MR_DEREG]	= { eng_op_mr_dereg, NEED_CTX },
+	[PV_OP_CQ_CREATE]	= { eng_op_cq_create, NEED_DEV },
+	[PV_OP_CQ_RESIZE]	= { eng_op_cq_resize, NEED_DEV },
+	[PV_OP_CQ_DESTROY]	= { eng_op_cq_destroy, NEED_CTX },
+	[PV_OP_CQ_REQ_NOTIFY]	= { eng_op_cq_req_notify, NEED_DEV },
+	[PV_OP_QP_CREATE]	= { eng_op_qp_create, NEED_DEV },
+	[PV_OP_QP_MODIFY]	= { eng_op_qp_modify, NEED_DEV },
+	[PV_OP_QP_QUERY]	= { eng_op_qp_query, NEED_CTX },
+	[PV_OP_QP_DESTROY]	= { eng_op_qp_destroy, NEED_CTX },
+	[PV_OP_SRQ_CREATE]	= { eng_op_srq_create, NEED_DEV },
+	[PV_OP_SRQ_MODIFY]	= { eng_op_srq_modify, NEED_DEV },
+	[PV_OP_SRQ_QUERY]	= { eng_op_srq_query, NEED_CTX },
+	[PV_OP_SRQ_DESTROY]	= { eng_op_srq_destroy, NEED_CTX },
+	[PV_OP_AH_CREATE]	= { eng_op_ah_create, NEED_DEV },
+	[PV_OP_AH_DESTROY]	= { eng_op_ah_destroy, NEED_CTX },
+	[PV_OP_ADM_DEV_ADD]	= { eng_op_adm_dev_add, NEED_ADMIN },
+	[PV_OP_ADM_DEV_DEL]	= { eng_op_adm_dev_del, NEED_ADMIN },
+	[PV_OP_ADM_DEV_LIST]	= { eng_op_adm_dev_list, NEED_ADMIN },
+	[PV_OP_ADM_OBJ_LIST]	= { eng_op_adm_obj_list, NEED_ADMIN },
+	[PV_OP_ADM_STATS]	= { eng_op_adm_stats, NEED_ADMIN },
+};
+
+/* Refuses to start over a live engine; removes a stale socket file. */
+static int claim_path(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -EEXIST;
+	fd = pv_ipc_connect(path);
+	if (fd >= 0) {
+		close(fd);
+		return -EADDRINUSE;
+	}
+	if (fd != -ECONNREFUSED)
+		return fd;
+	eng_info("removing stale socket %s", path);
+	return unlink(path) < 0 ? -errno : 0;
+}
+
+/* mkdir -p of path's parent folder, 0755. */
+static int make_parent(const char *path)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return 0;
+}
+
+static void listener_ready(struct eng *e, struct eng_pollable *p,
+			   uint32_t events);
+
+int eng_listen(struct eng *e, const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd, ret;
+
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sun.sun_path, path);
+	ret = make_parent(path);
+	if (ret < 0)
+		return ret;
+	ret = claim_path(path);
+	if (ret < 0)
+		return ret;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0)
+		goto err_close_fd;
+	/* Non-root applications in pods connect; access is decided per
+	 * request from the peer's identity, not by file mode. */
+	if (chmod(path, 0666) < 0 || listen(fd, 128) < 0)
+		goto err_unlink;
+	snprintf(e->sock_path, sizeof(e->sock_path), "%s", path);
+	e->listener.fd = fd;
+	e->listener.ready = listener_ready;
+	ret = eng_poll_add(e, &e->listener);
+	if (ret < 0) {
+		errno = -ret;
+		goto err_unlink;
+	}
+	return 0;
+
+err_unlink:
+	ret = -errno;
+	unlink(path);
+	close(fd);
+	return ret;
+err_close_fd:
+	ret = -errno;
+	close(fd);
+	return ret;
+}
+
+void eng_unlisten(struct eng *e)
+{
+	if (e->listener.fd < 0)
+		return;
+	eng_poll_del(e, &e->listener);
+	close(e->listener.fd);
+	e->listener.fd = -1;
+	if (e->sock_path[0])
+		unlink(e->sock_path);
+}
+
+static void identify(int fd, struct eng_ident *id)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	memset(id, 0, sizeof(*id));
+	id->uid = (uid_t)-1;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return;
+	id->pid = cred.pid;
+	id->uid = cred.uid;
+	id->gid = cred.gid;
+	id->ns_known = netns_id_of_pid(cred.pid, &id->ns) == 0;
+}
+
+static void listener_ready(struct eng *e, struct eng_pollable *p,
+			   uint32_t events)
+{
+	for (int i = 0; i < 64; i++) {
+		struct eng_ident id;
+		int fd = accept4(p->fd, NULL, NULL,
+				 SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EINTR)
+				eng_warn("accept: %s", strerror(errno));
+			return;
+		}
+		identify(fd, &id);
+		eng_conn_add(e, fd, &id);
+	}
+}
+
+static void conn_ready(struct eng *e, struct eng_pollable *p, uint32_t ev)
+{
+	struct eng_conn *c = eng_container_of(p, struct eng_conn, poll);
+
+	if (eng_conn_serve(e, c, (int)eng_lim.max_msgs_per_wakeup) < 0)
+		return;
+	if (ev & (EPOLLHUP | EPOLLERR))
+		eng_conn_close(e, c);
+}
+
+struct eng_conn *eng_conn_add(struct eng *e, int fd,
+			      const struct eng_ident *id)
+{
+	struct eng_conn *c;
+
+	if (e->nconns >= eng_lim.max_clients) {
+		eng_stat_inc(clients_rejected);
+		eng_stat_inc(limit_hits);
+		eng_warn("client pid %d rejected: %u clients (max_clients)",
+			 (int)id->pid, e->nconns);
+		close(fd);
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		close(fd);
+		return NULL;
+	}
+	c->poll.fd = fd;
+	c->poll.ready = conn_ready;
+	c->id = ++e->next_conn_id ? e->next_conn_id : ++e->next_conn_id;
+	c->ident = *id;
+	c->admin = id->uid == 0 && id->ns_known && e->self_ns_known &&
+		   netns_id_equal(&id->ns, &e->self_ns);
+	c->ev_fd = -1;
+	eng_htab_init(&c->handles);
+	eng_list_init(&c->objs);
+	if (eng_poll_add(e, &c->poll) < 0) {
+		close(fd);
+		free(c);
+		return NULL;
+	}
+	eng_list_add_tail(&e->conns, &c->link);
+	e->nconns++;
+	eng_stat_inc(clients_accepted);
+	eng_stat_inc(clients_live);
+	eng_dbg("client %u connected: pid %d uid %d netns %s%s", c->id,
+		(int)id->pid, (int)id->uid, id->ns_known ? "known" : "unknown",
+		c->admin ? " (admin)" : "");
+	return c;
+}
+
+void eng_conn_close(struct eng *e, struct eng_conn *c)
+{
+	eng_objs_free_all(e, c);
+	if (c->dev)
+		c->dev->clients--;
+	if (c->ev_fd >= 0)
+		close(c->ev_fd);
+	eng_htab_fini(&c->handles);
+	eng_poll_del(e, &c->poll);
+	close(c->poll.fd);
+	c->poll.fd = -1;
+	eng_list_del(&c->link);
+	e->nconns--;
+	eng_stat_inc(clients_closed);
+	eng_stat_dec(clients_live);
+	eng_dbg("client %u closed", c->id);
+	eng_defer_free(e, c);
+}
+
+static int check_access(struct eng_req *r, enum need need)
+{
+	switch (need) {
+	case NEED_NONE:
+		return 0;
+	case NEED_CTX:
+		return r->c->ctx_handle ? 0 : -EINVAL;
+	case NEED_DEV:
+		if (!r->c->ctx_handle)
+			return -EINVAL;
+		return r->c->dev ? 0 : -ENODEV;
+	case NEED_ADMIN:
+		if (r->c->admin)
+			return 0;
+		eng_stat_inc(requests_denied);
+		eng_warn("client %u (pid %d uid %d): %s denied: not root in "
+			 "the engine's namespace", r->c->id,
+			 (int)r->c->ident.pid, (int)r->c->ident.uid,
+			 pv_ipc_op_name(r->op));
+		return -EPERM;
+	}
+	return -EINVAL;
+}
+
+/* Checks and runs one well-framed request; returns its status. */
+static int dispatch(struct eng_req *r)
+{
+	uint32_t min, max;
+	int ret;
+
+	if (pv_ipc_req_size(r->op, &min, &max) < 0 || !handlers[r->op].fn) {
+		eng_stat_inc(msgs_unknown_op);
+		eng_dbg("client %u: unknown op %u", r->c->id, r->op);
+		return -EOPNOTSUPP;
+	}
+	if (r->in_len < min || r->in_len > max) {
+		eng_stat_inc(msgs_malformed);
+		eng_dbg("client %u: %s with %u payload bytes", r->c->id,
+			pv_ipc_op_name(r->op), r->in_len);
+		return -EINVAL;
+	}
+	ret = check_access(r, handlers[r->op].need);
+	if (ret < 0)
+		return ret;
+	ret = handlers[r->op].fn(r);
+	if (ret < 0)
+		eng_stat_inc(requests_failed);
+	return ret;
+}
+
+/* Serves one datagram; returns 1 if served, 0 if none queued, or
+ * -ECONNRESET when the peer is gone. */
+static int serve_one(struct eng *e, struct eng_conn *c, char *buf)
+{
+	struct pv_msg_hdr *hdr = (struct pv_msg_hdr *)buf;
+	struct eng_req r = { .e = e, .c = c, .out = e->reply };
+	int len, status;
+
+	memset(hdr, 0, sizeof(*hdr));
+	len = pv_ipc_recv(c->poll.fd, buf, PV_IPC_MAX_MSG, NULL, NULL);
+	if (len == -EAGAIN)
+		return 0;
+	if (len == -EPROTO) {
+		/* Each datagram stands alone: answer if the header is
+		 * readable, count it, keep the connection. */
+		eng_stat_inc(msgs_malformed);
+		eng_dbg("client %u: malformed message", c->id);
+		if (hdr->magic == PV_IPC_MAGIC)
+			eng_reply(c, hdr->op, hdr->seq, -EPROTO, NULL, 0,
+				  NULL, 0);
+		return 1;
+	}
+	if (len < 0)
+		return -ECONNRESET;
+	eng_stat_inc(requests);
+	r.op = hdr->op;
+	r.in = buf + sizeof(*hdr);
+	r.in_len = (uint32_t)len;
+	status = dispatch(&r);
+	if (status < 0)
+		r.out_len = 0;
+	eng_reply(c, r.op, hdr->seq, status, r.out, r.out_len, r.fds, r.nfds);
+	/* The client now holds its copies (or the reply was lost). */
+	for (int i = 0; i < r.nfds; i++)
+		close(r.fds[i]);
+	return 1;
+}
+
+int eng_conn_serve(struct eng *e, struct eng_conn *c, int budget)
+{
+	static char buf[PV_IPC_MAX_MSG] __attribute__((aligned(8)));
+	int served = 0;
+
+	while (served < budget) {
+		int ret = serve_one(e, c, buf);
+
+		if (ret < 0) {
+			eng_conn_close(e, c);
+			return -ECONNRESET;
+		}
+		if (ret == 0)
+			break;
+		served++;
+	}
+	return served;
+}
