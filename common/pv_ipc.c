@@ -161,12 +161,22 @@ int pv_ipc_call(int sock, uint32_t *seq, uint16_t op, const void *req,
 		uint32_t req_len, void *resp, uint32_t resp_cap,
 		uint32_t *resp_len, int *fds, int *nfds)
 {
+	return pv_ipc_call_fds(sock, seq, op, req, req_len, NULL, 0, resp,
+			       resp_cap, resp_len, fds, nfds);
+}
+
+int pv_ipc_call_fds(int sock, uint32_t *seq, uint16_t op, const void *req,
+		    uint32_t req_len, const int *req_fds, int nreq_fds,
+		    void *resp, uint32_t resp_cap, uint32_t *resp_len,
+		    int *fds, int *nfds)
+{
 	struct pv_msg_hdr *hdr;
 	uint32_t my_seq = ++*seq;
 	char *buf;
 	int ret;
 
-	ret = pv_ipc_send(sock, op, my_seq, 0, req, req_len, NULL, 0);
+	ret = pv_ipc_send(sock, op, my_seq, 0, req, req_len, req_fds,
+			  nreq_fds);
 	if (ret < 0)
 		return ret;
 	buf = malloc(PV_IPC_MAX_MSG);

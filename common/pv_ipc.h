@@ -60,4 +60,11 @@ int pv_ipc_call(int sock, uint32_t *seq, uint16_t op, const void *req,
 		uint32_t req_len, void *resp, uint32_t resp_cap,
 		uint32_t *resp_len, int *fds, int *nfds);
 
+/* pv_ipc_call that also passes req_fds (nreq_fds <= PV_IPC_MAX_FDS, still
+ * owned by the caller) with the request. */
+int pv_ipc_call_fds(int sock, uint32_t *seq, uint16_t op, const void *req,
+		    uint32_t req_len, const int *req_fds, int nreq_fds,
+		    void *resp, uint32_t resp_cap, uint32_t *resp_len,
+		    int *fds, int *nfds);
+
 #endif /* PV_IPC_H */

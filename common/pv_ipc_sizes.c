@@ -2,6 +2,7 @@
 /* Request payload sizes and names per op: the one table both ends use to
  * reject malformed requests before looking inside them. */
 #include "common/pv_ipc.h"
+#include "providers/soft/pv-soft-ring-abi.h"
 
 #include <errno.h>
 
@@ -13,6 +14,7 @@ struct op_desc {
 
 #define FIXED(n, t)  [PV_OP_##n] = { #n, sizeof(t), sizeof(t), 1 }
 #define EMPTY(n)     [PV_OP_##n] = { #n, 0, 0, 1 }
+#define RANGE(n, lo, hi) [PV_OP_##n] = { #n, lo, hi, 1 }
 
 static const struct op_desc ops[PV_OP_MAX + 1] = {
 	FIXED(HELLO, struct pv_ipc_hello),
@@ -26,7 +28,8 @@ static const struct op_desc ops[PV_OP_MAX + 1] = {
 	FIXED(CHANNEL_DESTROY, struct pv_ipc_handle),
 	EMPTY(PD_ALLOC),
 	FIXED(PD_DEALLOC, struct pv_ipc_handle),
-	FIXED(MR_REG, struct pv_ipc_mr_reg),
+	RANGE(MR_REG, sizeof(struct pv_ipc_mr_reg),
+	      sizeof(struct pv_ipc_mr_reg) + sizeof(struct pv_ipc_mr_backing)),
 	FIXED(MR_DEREG, struct pv_ipc_handle),
 	FIXED(CQ_CREATE, struct pv_ipc_cq_create),
 	FIXED(CQ_RESIZE, struct pv_ipc_cq_create),
@@ -42,6 +45,10 @@ static const struct op_desc ops[PV_OP_MAX + 1] = {
 	FIXED(SRQ_DESTROY, struct pv_ipc_handle),
 	FIXED(AH_CREATE, struct pv_ipc_ah_create),
 	FIXED(AH_DESTROY, struct pv_ipc_handle),
+	EMPTY(CTX_MAP),
+	FIXED(QP_MAP, struct pv_ipc_handle),
+	FIXED(CQ_MAP, struct pv_ipc_handle),
+	FIXED(SRQ_MAP, struct pv_ipc_handle),
 	FIXED(ADM_DEV_ADD, struct pv_ipc_adm_dev_add),
 	FIXED(ADM_DEV_DEL, struct pv_ipc_adm_dev_del),
 	EMPTY(ADM_DEV_LIST),

@@ -5,3 +5,4 @@
 
 HEADERS_CHECK += providers/soft/pv-soft-abi.h
 HEADERS_CHECK += include/infiniband/verbs.h
+HEADERS_CHECK += providers/soft/pv-soft-ring-abi.h

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "common/pv_ipc.h"
+#include "providers/soft/pv-soft-ring-abi.h"
 
 static int pair[2];
 
@@ -141,6 +142,13 @@ static void test_pv_ipc__size_table(void **state)
 	assert_int_equal(pv_ipc_req_size(0xffff, &lo, &hi), -EOPNOTSUPP);
 	assert_string_equal(pv_ipc_op_name(PV_OP_ADM_DEV_ADD), "ADM_DEV_ADD");
 	assert_string_equal(pv_ipc_op_name(200), "?");
+	/* MR_REG optionally carries the backing description */
+	assert_int_equal(pv_ipc_req_size(PV_OP_MR_REG, &lo, &hi), 0);
+	assert_int_equal(lo, sizeof(struct pv_ipc_mr_reg));
+	assert_int_equal(hi, lo + sizeof(struct pv_ipc_mr_backing));
+	assert_int_equal(pv_ipc_req_size(PV_OP_QP_MAP, &lo, &hi), 0);
+	assert_int_equal(lo, sizeof(struct pv_ipc_handle));
+	assert_string_equal(pv_ipc_op_name(PV_OP_CTX_MAP), "CTX_MAP");
 }
 
 static void test_pv_ipc__call_skips_stale_reply(void **state)
@@ -163,6 +171,29 @@ static void test_pv_ipc__call_skips_stale_reply(void **state)
 	assert_int_equal(pv_ipc_recv(pair[1], buf, sizeof(buf), NULL, NULL), 0);
 }
 
+static void test_pv_ipc__call_passes_request_fds(void **state)
+{
+	char buf[PV_IPC_MAX_MSG];
+	int fd = dup(1), got[PV_IPC_MAX_FDS], n = 0;
+	uint32_t seq = 0;
+	struct stat a, b;
+
+	(void)state;
+	/* the reply is queued first; the call still sends its request + fd */
+	assert_int_equal(pv_ipc_send(pair[1], PV_OP_MR_REG, 1, -EACCES, NULL,
+				     0, NULL, 0), 0);
+	assert_int_equal(pv_ipc_call_fds(pair[0], &seq, PV_OP_MR_REG, "x", 1,
+					 &fd, 1, NULL, 0, NULL, NULL, NULL),
+			 -EACCES);
+	assert_int_equal(pv_ipc_recv(pair[1], buf, sizeof(buf), got, &n), 1);
+	assert_int_equal(n, 1);
+	fstat(fd, &a);
+	fstat(got[0], &b);
+	assert_int_equal(a.st_ino, b.st_ino);
+	close(fd);
+	close(got[0]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +206,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pv_ipc__oversized_send_refused, setup, teardown),
 		cmocka_unit_test(test_pv_ipc__size_table),
 		cmocka_unit_test_setup_teardown(test_pv_ipc__call_skips_stale_reply, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pv_ipc__call_passes_request_fds, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
