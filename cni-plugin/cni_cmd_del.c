@@ -32,6 +32,11 @@ static int teardown_soft(const struct cni_state *st, const char *netns,
 	struct cni_engine eng;
 	int ret;
 
+	/* No id: the engine never answered ADD, so nothing is ours.  (A
+	 * lookup by name would find another attachment's device when ADD
+	 * failed because the name was taken.) */
+	if (st->dev_id == 0)
+		return 0;
 	ret = cni_engine_open(&eng, st->engine_socket, &quiet);
 	if (ret < 0) {
 		if (engine_gone(ret))
@@ -90,22 +95,6 @@ int cni_teardown(const struct cni_state *st, const char *netns,
 	return teardown_soft(st, netns, err);
 }
 
-/* No state: an ADD that never got as far as writing it, or state lost.
- * Remove a device the engine still has for this namespace and interface. */
-static int del_untracked(struct cni_ctx *ctx)
-{
-	struct cni_state st;
-
-	if (ctx->conf.mode != CNI_MODE_SOFT || !ctx->env.netns[0])
-		return 0;
-	memset(&st, 0, sizeof(st));
-	strcpy(st.engine_socket, ctx->conf.engine_socket);
-	strcpy(st.device_name, ctx->conf.device_name);
-	strcpy(st.ifname, ctx->env.ifname);
-	strcpy(st.netns, ctx->env.netns);
-	return teardown_soft(&st, ctx->env.netns, &ctx->err);
-}
-
 int cni_cmd_del(struct cni_ctx *ctx)
 {
 	const char *dir = ctx->conf.state_dir;
@@ -124,8 +113,9 @@ int cni_cmd_del(struct cni_ctx *ctx)
 				"locking state in %s failed: %s", dir,
 				strerror(-lock));
 	ret = cni_state_read(dir, key, &st);
+	/* No record: nothing was made, or it was already deleted. */
 	if (ret == -ENOENT || ret == -EBADMSG)
-		ret = del_untracked(ctx);
+		ret = 0;
 	else if (ret == 0)
 		ret = cni_teardown(&st, ctx->env.netns, &ctx->err);
 	else

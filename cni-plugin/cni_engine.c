@@ -65,8 +65,8 @@ int cni_engine_dev_add(struct cni_engine *eng, const char *netns,
 			  NULL, NULL);
 	if (ret == -EEXIST)
 		return cni_fail(err, CNI_ERR_ENGINE,
-				"engine: an RDMA device named \"%s\" already exists in %s (set a different \"deviceName\")",
-				name, netns);
+				"engine: %s already has an RDMA device named \"%s\" or one on interface %s (one device per interface; names are unique per namespace)",
+				netns, name, ifname);
 	if (ret < 0)
 		return cni_fail(err, CNI_ERR_ENGINE,
 				"engine: creating device \"%s\" on %s in %s failed: %s",

@@ -3,6 +3,7 @@
 #include <seccomp.h>
 #include <stddef.h>
 #include <sys/ioctl.h>
+#include <linux/nsfs.h>
 #include <termios.h>
 
 #include "cni-plugin/cni_seccomp.h"
@@ -52,9 +53,13 @@ int cni_seccomp_confine(void)
 		if (ret < 0)
 			goto out_release;
 	}
-	/* stdio asks whether stdout is a terminal; nothing else. */
+	/* stdio asks whether stdout is a terminal; netns_open checks that
+	 * it opened a network namespace.  No other ioctl. */
 	ret = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
 			       SCMP_A1(SCMP_CMP_EQ, TCGETS));
+	if (ret == 0)
+		ret = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
+				       SCMP_A1(SCMP_CMP_EQ, NS_GET_NSTYPE));
 	if (ret == 0)
 		ret = seccomp_load(ctx);
 out_release:

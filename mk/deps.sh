@@ -7,6 +7,7 @@ libnl-3-dev libnl-route-3-dev libcjson-dev libseccomp-dev libudev-dev
 libcmocka-dev
 libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils perftest
 iperf3 sockperf
+podman runc containernetworking-plugins
 python3"
 missing=""
 for p in $PKGS; do
