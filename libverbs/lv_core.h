@@ -36,6 +36,13 @@ static inline int lv_minus1(int ret)
 	return -1;
 }
 
+/* Exported verbs that verbs.h doesn't declare (rdma-core keeps them in
+ * its private driver.h). */
+LV_EXPORT int ibv_read_sysfs_file(const char *dir, const char *file,
+				  char *buf, size_t size);
+LV_EXPORT int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
+				 unsigned int index, int *type);
+
 /* Providers compiled in (lv_provider.c). */
 size_t lv_provider_count(void);
 const struct pv_provider *lv_provider_at(size_t i);

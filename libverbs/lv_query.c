@@ -15,9 +15,6 @@ enum {
 	LV_GID_TYPE_SYSFS_ROCE_V2 = 1,
 };
 
-LV_EXPORT int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
-				 unsigned int index, int *type);
-
 static int query_device_all(struct pv_context *ctx,
 			    struct ibv_device_attr_ex *attr)
 {

@@ -13,8 +13,6 @@
 
 #include "libverbs/lv_core.h"
 
-LV_EXPORT int ibv_read_sysfs_file(const char *dir, const char *file,
-				  char *buf, size_t size);
 LV_EXPORT int ibv_read_ibdev_sysfs_file(char *buf, size_t size,
 					struct ibv_device *dev,
 					const char *fnfmt, ...);

@@ -48,3 +48,7 @@ install-libverbs: $(LIBIBVERBS)
 ALL_TARGETS += $(LIBIBVERBS) $(LIBDIR_B)/libibverbs.so
 INSTALL_TARGETS += install-libverbs
 HEADERS_CHECK += libverbs/pv_provider.h libverbs/lv_core.h
+
+$(eval $(call unit_test,test_lv_pure,tests/unit/libverbs/test_lv_pure.c,$(LV_ALL_OBJS),))
+$(eval $(call unit_test,test_soft_attr,tests/unit/soft_provider/test_soft_attr.c,$(LV_ALL_OBJS),))
+$(eval $(call unit_test,test_soft_fake_engine,tests/unit/soft_provider/test_soft_fake_engine.c,$(LV_ALL_OBJS),))
