@@ -1,0 +1,70 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Debian's unmodified ibv_devices / ibv_devinfo -v over our libibverbs.so.1:
+# inside a pod namespace they show exactly that namespace's soft device,
+# port ACTIVE, link layer Ethernet, GID[0] = ::ffff:<pod IPv4> (RoCE v2);
+# the host namespace sees none; the library loaded is ours.
+. "$PV_ROOT/tests/lib/topo.sh"
+
+topo_init
+need_cmd ibv_devices
+need_cmd ibv_devinfo
+LIB=$PV_BUILD/lib
+[ -e "$LIB/libibverbs.so.1" ] || skip "libibverbs.so.1 not built"
+[ -x "$PV_BUILD/bin/pvctl" ] || skip "pvctl not built"
+
+topo_ns a
+topo_ns b
+topo_veth a b 10.77.1.1/24 10.77.1.2/24 eth0 eth0
+start_engine
+"$PV_BUILD/bin/pvctl" --socket "$ENGINE_SOCK" dev add \
+	--netns "$(topo_path a)" --ifname eth0 --name pvdevA ||
+	fail "dev add a"
+"$PV_BUILD/bin/pvctl" --socket "$ENGINE_SOCK" dev add \
+	--netns "$(topo_path b)" --ifname eth0 --name pvdevB ||
+	fail "dev add b"
+
+in_a() {
+	topo_exec a env PODVERBS_ENGINE="$ENGINE_SOCK" LD_LIBRARY_PATH="$LIB" "$@"
+}
+
+# Our library is the one loaded.
+in_a env LD_DEBUG=libs ibv_devices >"$TMP/ld.txt" 2>&1
+grep -q "calling init: $LIB/libibverbs.so.1" "$TMP/ld.txt" ||
+	fail "libibverbs.so.1 from $LIB not loaded: $(grep libibverbs "$TMP/ld.txt" | head -3)"
+
+in_a ibv_devices >"$TMP/devices.txt" 2>&1 || fail "ibv_devices failed"
+cat "$TMP/devices.txt"
+grep -q pvdevA "$TMP/devices.txt" || fail "pvdevA not listed in a"
+grep -q pvdevB "$TMP/devices.txt" && fail "pvdevB (namespace b) visible in a"
+
+# The host's namespace has no soft device.
+env PODVERBS_ENGINE="$ENGINE_SOCK" LD_LIBRARY_PATH="$LIB" ibv_devices \
+	>"$TMP/host.txt" 2>&1
+grep -q pvdev "$TMP/host.txt" && fail "host namespace sees a pod device"
+
+in_a ibv_devinfo -v >"$TMP/devinfo.txt" 2>&1 || {
+	cat "$TMP/devinfo.txt"
+	fail "ibv_devinfo -v failed"
+}
+grep -E 'hca_id|state:|link_layer|GID\[' "$TMP/devinfo.txt"
+grep -q 'hca_id:[[:space:]]*pvdevA' "$TMP/devinfo.txt" || fail "hca_id"
+grep -q 'state:[[:space:]]*PORT_ACTIVE' "$TMP/devinfo.txt" || fail "port not ACTIVE"
+grep -q 'link_layer:[[:space:]]*Ethernet' "$TMP/devinfo.txt" || fail "link layer"
+grep -q 'GID\[  0\]:[[:space:]]*::ffff:10.77.1.1, RoCE v2' "$TMP/devinfo.txt" ||
+	fail "GID[0] is not ::ffff:10.77.1.1 RoCE v2"
+grep -q 'vendor_id:[[:space:]]*0x1de5' "$TMP/devinfo.txt" || fail "vendor_id"
+
+# Port goes DOWN with the interface.
+topo_ip a link set eth0 down
+wait_until 5 sh -c "env PODVERBS_ENGINE='$ENGINE_SOCK' LD_LIBRARY_PATH='$LIB' \
+	ip netns exec $(topo_name a) ibv_devinfo | grep -q PORT_DOWN" ||
+	fail "port did not go DOWN with the interface"
+
+# Without an engine: no devices, a reason under PODVERBS_DEBUG.
+out=$(env PODVERBS_ENGINE="$TMP/none.sock" PODVERBS_DEBUG=1 \
+	LD_LIBRARY_PATH="$LIB" ibv_devinfo 2>&1)
+echo "$out" | grep -q "podverbs: engine socket $TMP/none.sock" ||
+	fail "no PODVERBS_DEBUG diagnostic: $out"
+stop_engine
+echo "PASS"
