@@ -39,14 +39,15 @@ expect_code() {
 	echo "ok: $1 -> code $2"
 }
 
-# engine_has NAME NETNS / engine_count: devices the engine has.
+# engine_has NAME NETNS / engine_count: devices the engine has.  pvctl
+# runs with $PVCTL_PREFIX (e.g. nsenter into the engine's namespace).
 engine_has() {
-	"$PV_BUILD/bin/pvctl" --socket "$ENGINE_SOCK" dev list |
+	$PVCTL_PREFIX "$PV_BUILD/bin/pvctl" --socket "$ENGINE_SOCK" dev list |
 		awk -v n="$1" -v ns="$2" '$2 == n && $3 == ns { f = 1 } END { exit !f }'
 }
 
 engine_count() {
-	"$PV_BUILD/bin/pvctl" --socket "$ENGINE_SOCK" dev list |
+	$PVCTL_PREFIX "$PV_BUILD/bin/pvctl" --socket "$ENGINE_SOCK" dev list |
 		awk 'NR > 1 && $1 ~ /^[0-9]+$/' | wc -l
 }
 
