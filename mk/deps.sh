@@ -8,7 +8,8 @@ libcmocka-dev
 libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils perftest
 iperf3 sockperf
 podman runc containernetworking-plugins
-python3"
+python3
+libgrpc-dev libprotobuf-c-dev protobuf-c-compiler python3-grpcio python3-grpc-tools"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
