@@ -86,6 +86,7 @@ struct eng {
 	int epfd;
 	struct eng_pollable listener;
 	struct eng_pollable sig;
+	int spare_fd;			/* /dev/null, given up on EMFILE */
 	char sock_path[108];
 	struct netns_id self_ns;
 	bool self_ns_known;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The engine object and its single-threaded epoll loop. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -17,6 +18,7 @@ int eng_init(struct eng *e)
 	memset(e, 0, sizeof(*e));
 	e->listener.fd = -1;
 	e->sig.fd = -1;
+	e->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	eng_list_init(&e->conns);
 	eng_idtab_init(&e->devs, 1, 0xffff);
 	e->self_ns_known = netns_id_of_pid(getpid(), &e->self_ns) == 0;
@@ -47,6 +49,8 @@ void eng_fini(struct eng *e)
 	eng_idtab_fini(&e->devs);
 	eng_unlisten(e);
 	close(e->epfd);
+	if (e->spare_fd >= 0)
+		close(e->spare_fd);
 	free(e->reply);
 	free(e->deferred);
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -132,6 +133,18 @@ static int setup_signals(struct eng *e)
 	return eng_poll_add(e, &e->sig);
 }
 
+/* Every client holds up to 2 + max_channel fds in the engine: use all
+ * the descriptors the hard limit allows. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 static int write_pidfile(const char *path)
 {
 	char buf[32];
@@ -176,6 +189,7 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &o) < 0)
 		return 2;
+	raise_nofile();
 	ret = eng_init(&e);
 	if (ret < 0) {
 		eng_err("init: %s", strerror(-ret));

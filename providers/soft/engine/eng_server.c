@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -176,6 +177,25 @@ static void identify(int fd, struct eng_ident *id)
 	id->ns_known = netns_id_of_pid(cred.pid, &id->ns) == 0;
 }
 
+/* Out of fds: a pending connection would keep the listener readable and
+ * spin the loop.  Give up the spare fd, accept and drop the connection,
+ * take the spare again. */
+static void shed_connection(struct eng *e, int lfd)
+{
+	int fd;
+
+	eng_stat_inc(clients_rejected);
+	eng_stat_inc(limit_hits);
+	if (e->spare_fd < 0)
+		return;
+	close(e->spare_fd);
+	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	e->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	eng_warn("out of file descriptors: connection refused");
+}
+
 static void listener_ready(struct eng *e, struct eng_pollable *p,
 			   uint32_t events)
 {
@@ -185,7 +205,9 @@ static void listener_ready(struct eng *e, struct eng_pollable *p,
 				 SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 		if (fd < 0) {
-			if (errno != EAGAIN && errno != EINTR)
+			if (errno == EMFILE || errno == ENFILE)
+				shed_connection(e, p->fd);
+			else if (errno != EAGAIN && errno != EINTR)
 				eng_warn("accept: %s", strerror(errno));
 			return;
 		}
@@ -315,6 +337,17 @@ static int dispatch(struct eng_req *r)
 	return ret;
 }
 
+/* After a read of 0 bytes: did the peer close, or send an empty
+ * datagram (SOCK_SEQPACKET allows both)? */
+static bool peer_gone(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLRDHUP };
+
+	if (poll(&p, 1, 0) < 0)
+		return true;
+	return p.revents & (POLLHUP | POLLRDHUP | POLLERR);
+}
+
 /* Serves one datagram; returns 1 if served, 0 if none queued, or
  * -ECONNRESET when the peer is gone. */
 static int serve_one(struct eng *e, struct eng_conn *c, char *buf)
@@ -335,6 +368,11 @@ static int serve_one(struct eng *e, struct eng_conn *c, char *buf)
 		if (hdr->magic == PV_IPC_MAGIC)
 			eng_reply(c, hdr->op, hdr->seq, -EPROTO, NULL, 0,
 				  NULL, 0);
+		return 1;
+	}
+	if (len == -ECONNRESET && !peer_gone(c->poll.fd)) {
+		/* A zero-length datagram reads like end of stream. */
+		eng_stat_inc(msgs_malformed);
 		return 1;
 	}
 	if (len < 0)

@@ -42,3 +42,11 @@ HEADERS_CHECK += \
 
 $(eval $(call unit_test,test_eng_pure,tests/unit/engine/test_eng_pure.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_handles.o eng_idtab.o eng_limits.o eng_port.o),))
 $(eval $(call unit_test,test_eng_dispatch,tests/unit/engine/test_eng_dispatch.c,$(ENG_DEPS),$(NETNS_LIBS)))
+
+# Test helper for tests/integration/engine_*.sh.
+ENG_CLIENT := $(TESTDIR_B)/bin/eng-client
+$(ENG_CLIENT): $(call objs,tests/integration/eng_client.c) $(PV_COMMON_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_LDFLAGS) -o $@ $^
+
+ALL_TARGETS += $(ENG_CLIENT)

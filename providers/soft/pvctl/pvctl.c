@@ -184,7 +184,7 @@ static int dev_add(struct ctl *c, int argc, char **argv)
 	void *buf;
 	int opt, ret;
 
-	optind = 1;
+	optind = 0;	/* 0: glibc re-initializes (main used "+") */
 	while ((opt = getopt_long(argc, argv, "n:i:N:k:", lopts, NULL)) != -1) {
 		char *end;
 		unsigned long v;
@@ -313,7 +313,7 @@ static int dev_del(struct ctl *c, int argc, char **argv)
 	void *buf;
 	int opt, ret;
 
-	optind = 1;
+	optind = 0;	/* 0: glibc re-initializes (main used "+") */
 	while ((opt = getopt_long(argc, argv, "n:", lopts, NULL)) != -1) {
 		if (opt != 'n')
 			return fail(c, EXIT_USAGE, "see pvctl --help");

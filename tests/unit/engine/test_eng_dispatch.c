@@ -448,6 +448,21 @@ static void test_eng_objects__limit_hit_is_enomem(void **state)
 	eng_lim.max_pd = old;
 }
 
+static void test_eng_server__max_clients_enforced(void **state)
+{
+	struct fx *f = *state;
+	struct eng_ident id = { .pid = 1, .uid = 0 };
+	uint64_t old = eng_lim.max_clients;
+	int sv[2];
+
+	eng_lim.max_clients = f->e.nconns;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	assert_null(eng_conn_add(&f->e, sv[0], &id));	/* sv[0] closed */
+	assert_int_equal(recv(sv[1], &id, 1, 0), 0);	/* peer sees EOF */
+	close(sv[1]);
+	eng_lim.max_clients = old;
+}
+
 static void test_eng_objects__close_frees_everything(void **state)
 {
 	struct fx *f = *state;
@@ -582,6 +597,7 @@ int main(void)
 		T(test_eng_qp__create_modify_query_destroy),
 		T(test_eng_qp__foreign_handles_rejected),
 		T(test_eng_objects__limit_hit_is_enomem),
+		T(test_eng_server__max_clients_enforced),
 		T(test_eng_objects__close_frees_everything),
 		T(test_eng_events__port_gid_and_fatal_events),
 		T(test_eng_admin__dev_del_by_name_ambiguous),
