@@ -20,5 +20,6 @@ include libverbs/module.mk
 include cni-plugin/module.mk
 include device-plugin/module.mk
 include tests/module.mk
+include mk/install.mk
 
 include mk/targets.mk

@@ -10,6 +10,8 @@ BINDIR ?= $(PREFIX)/bin
 SBINDIR ?= $(PREFIX)/sbin
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# Where CNI plugins live (container runtimes look here).
+CNIBINDIR ?= /opt/cni/bin
 # 1 turns warnings into errors (CI sets it).
 WERROR ?= 0
 # Optimisation and debug flags.
