@@ -32,6 +32,7 @@ struct dp_pool_stats {
 	int streams;			/* open ListAndWatch streams */
 	bool registered;
 	uint64_t last_register_ns;	/* CLOCK_MONOTONIC of last success */
+	uint64_t kubelet_ino;		/* kubelet.sock we registered with */
 };
 
 struct dp_daemon {

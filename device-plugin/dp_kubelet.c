@@ -115,7 +115,12 @@ int dp_kubelet_register(struct dp_daemon *dp, int i, int timeout_ms)
 	grpc_channel *ch;
 	grpc_status_code st;
 	char target[DP_PATH_MAX + 8], details[256] = "";
+	struct stat kst;
 
+	/* Remember which kubelet socket we talk to, so its creation event
+	 * arriving after we already registered with it is not a restart. */
+	if (stat(dp->cfg->kubelet_socket, &kst))
+		kst.st_ino = 0;
 	snprintf(target, sizeof(target), "unix:%s", dp->cfg->kubelet_socket);
 	creds = grpc_insecure_credentials_create();
 	ch = grpc_channel_create(target, creds, NULL);
@@ -137,6 +142,7 @@ int dp_kubelet_register(struct dp_daemon *dp, int i, int timeout_ms)
 		dp->stats[i].registrations_ok++;
 		dp->stats[i].registered = true;
 		dp->stats[i].last_register_ns = dp_now_ns();
+		dp->stats[i].kubelet_ino = kst.st_ino;
 	} else {
 		dp->stats[i].registrations_failed++;
 		dp->stats[i].registered = false;

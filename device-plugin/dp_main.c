@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -186,6 +187,19 @@ static int setup_inotify(struct dp_loop *l)
 	return 0;
 }
 
+static bool registered_with_current(struct dp_daemon *dp, int i)
+{
+	struct stat st;
+	bool same;
+
+	if (stat(dp->cfg->kubelet_socket, &st))
+		return false;
+	pthread_mutex_lock(&dp->lock);
+	same = dp->stats[i].registered && dp->stats[i].kubelet_ino == st.st_ino;
+	pthread_mutex_unlock(&dp->lock);
+	return same;
+}
+
 /* Rebuilds servers whose socket was removed; then registers. */
 static void check_sockets(struct dp_loop *l, bool kubelet_new)
 {
@@ -207,7 +221,7 @@ static void check_sockets(struct dp_loop *l, bool kubelet_new)
 			}
 			rebuilt = true;
 		}
-		if (rebuilt || kubelet_new)
+		if (rebuilt || (kubelet_new && !registered_with_current(dp, i)))
 			register_pool(dp, i);
 	}
 	l->last_register_try = dp_now_ns();
