@@ -122,7 +122,9 @@ enum pv_port_state {		/* same values as enum ibv_port_state */
 struct pv_ipc_dev_info {
 	uint32_t dev_id;	/* engine-wide, stable while the device lives */
 	uint32_t flags;
-	uint64_t node_guid;
+	uint64_t node_guid;	/* network byte order in memory (EUI-64 from
+				 * the MAC), i.e. already what ibv_*'s __be64
+				 * fields hold: copy, do not htobe64() */
 	char     name[PV_NAME_MAX];
 	char     ifname[PV_IFNAME_MAX];
 	uint16_t pkey;
@@ -153,8 +155,8 @@ _Static_assert(sizeof(struct pv_ipc_dev_ref) == 16, "pv_ipc_dev_ref size");
 
 /* DEV_QUERY reply: what ibv_query_device reports. */
 struct pv_ipc_dev_attr {
-	uint64_t node_guid;
-	uint64_t sys_image_guid;
+	uint64_t node_guid;	/* network byte order, as in dev_info */
+	uint64_t sys_image_guid;	/* network byte order */
 	uint64_t max_mr_size;
 	uint64_t page_size_cap;
 	uint32_t vendor_id;

@@ -140,4 +140,16 @@ grep -q "stale" "$ENGINE_LOG" || fail "stale socket not logged"
 kill "$ENGINE_PID"
 wait_until 5 pid_gone "$ENGINE_PID" || fail "engine ignored SIGTERM"
 [ -e "$ENGINE_SOCK" ] && fail "socket left after SIGTERM"
+
+# Detached (default) mode: returns once the socket answers; SIGTERM to
+# the pid in the pidfile stops it and removes socket and pidfile.
+S3=$TMP/detached.sock
+"$PV_BUILD/bin/podverbsd" --socket "$S3" --pidfile "$TMP/d.pid" \
+	2>"$TMP/d.log" || fail "detached start"
+DPID=$(cat "$TMP/d.pid")
+"$CTL" --socket "$S3" stats >/dev/null || { kill "$DPID"; fail "detached engine not answering"; }
+kill "$DPID"
+wait_until 5 pid_gone "$DPID" || { kill -9 "$DPID"; fail "detached engine ignored SIGTERM"; }
+[ -e "$S3" ] && fail "detached engine left its socket"
+[ -e "$TMP/d.pid" ] && fail "pidfile left"
 echo PASS

@@ -49,7 +49,7 @@ int eng_op_dev_list(struct eng_req *r)
 }
 
 /* The device a dev_ref names, if this client may see it. */
-static struct eng_dev *ref_dev(struct eng_req *r, bool check_port)
+static struct eng_dev *ref_dev(struct eng_req *r)
 {
 	const struct pv_ipc_dev_ref *ref = r->in;
 	struct eng_dev *d = eng_dev_by_id(r->e, ref->dev_id);
@@ -61,7 +61,7 @@ static struct eng_dev *ref_dev(struct eng_req *r, bool check_port)
 
 int eng_op_dev_query(struct eng_req *r)
 {
-	struct eng_dev *d = ref_dev(r, false);
+	struct eng_dev *d = ref_dev(r);
 
 	if (!d)
 		return -ENODEV;
@@ -73,7 +73,7 @@ int eng_op_dev_query(struct eng_req *r)
 int eng_op_port_query(struct eng_req *r)
 {
 	const struct pv_ipc_dev_ref *ref = r->in;
-	struct eng_dev *d = ref_dev(r, true);
+	struct eng_dev *d = ref_dev(r);
 
 	if (!d)
 		return -ENODEV;
@@ -87,7 +87,7 @@ int eng_op_port_query(struct eng_req *r)
 int eng_op_gid_query(struct eng_req *r)
 {
 	const struct pv_ipc_dev_ref *ref = r->in;
-	struct eng_dev *d = ref_dev(r, true);
+	struct eng_dev *d = ref_dev(r);
 	struct pv_ipc_gid_table *out = r->out;
 
 	if (!d)
@@ -104,7 +104,7 @@ int eng_op_gid_query(struct eng_req *r)
 int eng_op_pkey_query(struct eng_req *r)
 {
 	const struct pv_ipc_dev_ref *ref = r->in;
-	struct eng_dev *d = ref_dev(r, true);
+	struct eng_dev *d = ref_dev(r);
 	struct pv_ipc_pkey *out = r->out;
 
 	if (!d)
@@ -140,7 +140,7 @@ static int make_push_socket(struct eng_req *r, int *ret_engine_end)
 
 int eng_op_ctx_open(struct eng_req *r)
 {
-	struct eng_dev *d = ref_dev(r, false);
+	struct eng_dev *d = ref_dev(r);
 	struct pv_ipc_handle *out = r->out;
 	struct eng_conn *c = r->c;
 	int64_t h;

@@ -115,17 +115,31 @@ static void sig_ready(struct eng *e, struct eng_pollable *p, uint32_t ev)
 	e->stop = true;
 }
 
-static int setup_signals(struct eng *e)
+static void stop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGHUP);
+}
+
+/* Blocked from the start (a signal before the loop runs waits for it),
+ * read through a signalfd made after detaching: epoll reports a signalfd
+ * only for the process that registered it. */
+static int block_signals(void)
 {
 	sigset_t set;
 
 	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
-		return -errno;
+	stop_signals(&set);
+	return sigprocmask(SIG_BLOCK, &set, NULL) < 0 ? -errno : 0;
+}
+
+static int setup_signals(struct eng *e)
+{
+	sigset_t set;
+
+	stop_signals(&set);
 	e->sig.fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (e->sig.fd < 0)
 		return -errno;
@@ -198,7 +212,7 @@ int main(int argc, char **argv)
 	if (!e.self_ns_known)
 		eng_warn("cannot read the engine's own namespace: admin "
 			 "requests will be refused");
-	ret = setup_signals(&e);
+	ret = block_signals();
 	if (ret < 0) {
 		eng_err("signals: %s", strerror(-ret));
 		goto err_fini;
@@ -212,6 +226,11 @@ int main(int argc, char **argv)
 	}
 	if (!o.foreground && (ret = detach()) < 0) {
 		eng_err("fork: %s", strerror(-ret));
+		goto err_fini;
+	}
+	ret = setup_signals(&e);
+	if (ret < 0) {
+		eng_err("signals: %s", strerror(-ret));
 		goto err_fini;
 	}
 	if (o.pidfile && (ret = write_pidfile(o.pidfile)) < 0)

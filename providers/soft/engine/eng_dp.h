@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The engine's data path: shared-memory rings (pv-soft-ring-abi.h), the
+ * requester that walks send queues, the responder that consumes receive
+ * queues and touches remote memory, completions, errors, timers and the
+ * spin/idle scheduler.  Split by stage, as Linux rxe is:
+ *
+ *   eng_dp_map.c    CTX/QP/CQ/SRQ_MAP: memfd rings, doorbell eventfd
+ *   eng_dp_ring.c   ring geometry, counters and WQE validation (pure)
+ *   eng_dp_check.c  byte-exact range and access checks, atomics (pure)
+ *   eng_dp_grh.c    the 40-byte GRH of UD receives (pure)
+ *   eng_dp_timer.c  RNR and transport timer values (pure)
+ *   eng_dp_mem.c    MR lookup, memfd mapping, process_vm fallback, copies
+ *   eng_dp_req.c    requester: one SQ WQE at a time
+ *   eng_dp_resp.c   responder: receives, writes, reads, atomics
+ *   eng_dp_comp.c   CQEs, arming and events, overflow
+ *   eng_dp_err.c    QP error transitions and flushing
+ *   eng_dp_sched.c  which QPs have work; spin, then sleep
+ *
+ * Threading: everything runs on the engine's single loop thread, so the
+ * only concurrency is with the applications across the shared rings
+ * (acquire/release on the counters) and application memory (atomics use
+ * __atomic builtins on mapped memory).  The engine keeps its own copy of
+ * the counter it owns and never trusts the other one.
+ */
+#ifndef ENG_DP_H
+#define ENG_DP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "providers/soft/engine/eng.h"
+#include "providers/soft/engine/eng_obj.h"
+#include "providers/soft/pv-soft-ring-abi.h"
+
+/* The engine's view of one ring. */
+struct eng_ring {
+	struct pv_ring_hdr *hdr;	/* NULL: not mapped */
+	uint8_t *ents;
+	uint32_t mask;			/* num_entries - 1 */
+	uint32_t esz;			/* entry_size */
+	uint32_t own;			/* the counter the engine produces:
+					 * cons of SQ/RQ/SRQ, prod of a CQ */
+};
+
+/* One memfd the engine created, mapped in the engine. */
+struct eng_dp_map {
+	void *base;
+	size_t size;
+	int pending_fd;			/* not yet passed to the client, or -1 */
+};
+
+struct eng_dp_ctx {
+	struct eng_pollable db;		/* doorbell eventfd */
+	struct pv_ctx_page *page;
+	struct eng_list link;		/* in eng_dp_sched.ctxs */
+	struct eng_conn *conn;
+};
+
+struct eng_dp_cq {
+	struct eng_dp_map map;
+	struct eng_ring ring;
+	bool error;			/* overflowed: no more CQEs */
+};
+
+struct eng_dp_srq {
+	struct eng_dp_map map;
+	struct eng_ring ring;
+};
+
+enum eng_dp_timer_kind {
+	ENG_DP_TIMER_NONE = 0,
+	ENG_DP_TIMER_RNR,		/* peer had no receive posted */
+	ENG_DP_TIMER_RETRY,		/* peer unreachable (no ACK) */
+};
+
+struct eng_dp_qp {
+	struct eng_qp *qp;
+	struct eng_list link;		/* in eng_dp_sched.qps */
+	struct eng_dp_map map;
+	struct eng_ring sq, rq;		/* rq.hdr NULL on an SRQ */
+	uint64_t timer_at;		/* CLOCK_MONOTONIC ns; 0 = none */
+	uint8_t timer_kind;		/* enum eng_dp_timer_kind */
+	uint32_t rnr_tries, retry_tries;
+	uint32_t dest_dev_id;		/* cache of the GID lookup */
+	bool flushed_rq_srq_event;	/* LAST_WQE_REACHED sent */
+};
+
+struct eng_dp_mr {
+	void *map;			/* engine mapping of the memfd, or NULL */
+	size_t map_len;
+	uint8_t *base;			/* byte of iova in the engine, or NULL:
+					 * process_vm_readv/writev */
+	pid_t pid;			/* the registering process */
+};
+
+struct eng_dp_sched {
+	struct eng_list qps;		/* struct eng_dp_qp with rings */
+	struct eng_list ctxs;		/* struct eng_dp_ctx */
+	uint64_t last_work_ns;
+	bool idle_set;			/* engine_idle stored in the pages */
+};
+
+/* ---- eng_dp_ring.c (pure) ---- */
+uint32_t eng_dp_pow2(uint32_t v);
+/* Geometry of the rings of a QP, CQ or SRQ from granted caps. */
+void eng_dp_sq_geom(const struct pv_ipc_qp_cap *cap, uint32_t *num,
+		    uint32_t *esz);
+void eng_dp_rq_geom(uint32_t max_wr, uint32_t max_sge, uint32_t *num,
+		    uint32_t *esz);
+uint32_t eng_dp_cq_entries(uint32_t cqe);
+/* Bytes a ring of num entries of esz bytes takes with its header,
+ * rounded to a cache line. */
+size_t eng_dp_ring_bytes(uint32_t num, uint32_t esz);
+/* Initialises the header at mem and ring r over it. */
+void eng_dp_ring_init(struct eng_ring *r, void *mem, uint32_t num,
+		      uint32_t esz);
+/* Consumer side (SQ/RQ/SRQ): entries published and not consumed, or
+ * -EPROTO when the producer's counter is impossible. */
+int eng_dp_ring_avail(const struct eng_ring *r);
+void *eng_dp_ring_entry(const struct eng_ring *r, uint32_t counter);
+/* Marks one entry consumed (stores cons with release). */
+void eng_dp_ring_consume(struct eng_ring *r);
+/* Producer side (CQ): free slots, or -EPROTO when cons is impossible. */
+int eng_dp_ring_space(const struct eng_ring *r);
+void eng_dp_ring_produce(struct eng_ring *r);
+/* A send WQE is well-formed for this QP (opcode for the type, counts
+ * within caps and the entry).  0 or -EINVAL. */
+int eng_dp_send_wqe_check(const struct pv_send_wqe *w, uint32_t qp_type,
+			  const struct pv_ipc_qp_cap *cap, uint32_t esz);
+int eng_dp_recv_wqe_check(const struct pv_recv_wqe *w, uint32_t max_sge,
+			  uint32_t esz);
+
+/* ---- eng_dp_check.c (pure) ---- */
+/* [va, va+len) lies inside [start, start+mr_len); overflow-safe. */
+bool eng_dp_range_ok(uint64_t start, uint64_t mr_len, uint64_t va,
+		     uint64_t len);
+/* Remote rights an opcode needs on the MR and the responder QP. */
+uint32_t eng_dp_remote_access_for(uint32_t wr_opcode);
+/* Applies an atomic to *target semantically (used on bounce copies);
+ * returns the original value. */
+uint64_t eng_dp_atomic_apply(uint32_t wr_opcode, uint64_t *target,
+			     uint64_t compare_add, uint64_t swap);
+/* The IBV_WC_* opcode of a send WQE's completion. */
+uint32_t eng_dp_wc_opcode(uint32_t wr_opcode);
+
+/* ---- eng_dp_grh.c (pure) ---- */
+/* Writes the 40 bytes a UD receive buffer starts with: an IPv6 header,
+ * or for IPv4-mapped GIDs 20 zero bytes then an IPv4 header. */
+void eng_dp_grh_build(uint8_t out[40], const uint8_t sgid[16],
+		      const uint8_t dgid[16], uint32_t payload_len,
+		      uint8_t traffic_class, uint32_t flow_label,
+		      uint8_t hop_limit);
+
+/* ---- eng_dp_timer.c (pure) ---- */
+/* IBA 9.7.5.2.8 table: nanoseconds of an encoded min_rnr_timer. */
+uint64_t eng_dp_rnr_ns(uint8_t code);
+/* Local ACK timeout 4.096 us * 2^timeout (0: infinite, returns 0). */
+uint64_t eng_dp_ack_timeout_ns(uint8_t timeout);
+uint64_t eng_dp_now_ns(void);
+
+/* ---- eng_dp_mem.c ---- */
+/* A checked piece of memory: mapped (ptr) or in a process (pid, va). */
+struct eng_seg {
+	uint8_t *ptr;
+	pid_t pid;
+	uint64_t va;
+	uint32_t len;
+};
+
+/* MR by key on dev, owned by pd, covering [va, va+len) with access. */
+struct eng_mr *eng_dp_mr_find(struct eng_dev *d, uint32_t key,
+			      const struct eng_pd *pd, uint64_t va,
+			      uint64_t len, uint32_t access);
+void eng_dp_mr_seg(const struct eng_mr *mr, uint64_t va, uint32_t len,
+		   struct eng_seg *out);
+/* Copies len bytes from the src list to the dst list (both already
+ * checked to hold len bytes).  0 or -errno (peer memory gone). */
+int eng_dp_copy(const struct eng_seg *dst, uint32_t ndst,
+		const struct eng_seg *src, uint32_t nsrc, uint32_t len);
+/* 8-byte atomic on a segment; returns 0 and *orig or -errno. */
+int eng_dp_atomic(const struct eng_seg *s, uint32_t wr_opcode,
+		  uint64_t compare_add, uint64_t swap, uint64_t *orig);
+/* MR_REG hook: maps the backing memfd when one came. */
+int eng_dp_mr_attach(struct eng_req *r, struct eng_mr *mr);
+void eng_dp_mr_detach(struct eng_mr *mr);
+
+/* ---- eng_dp_map.c ---- */
+int eng_op_ctx_map(struct eng_req *r);
+int eng_op_qp_map(struct eng_req *r);
+int eng_op_cq_map(struct eng_req *r);
+int eng_op_srq_map(struct eng_req *r);
+void eng_dp_ctx_free(struct eng *e, struct eng_conn *c);
+void eng_dp_qp_free(struct eng *e, struct eng_qp *qp);
+void eng_dp_cq_free(struct eng_cq *cq);
+void eng_dp_srq_free(struct eng_srq *srq);
+/* CQ_RESIZE hook: a fresh ring holding the unpolled CQEs. */
+int eng_dp_cq_resize(struct eng_cq *cq, uint32_t cqe);
+void eng_dp_map_release(struct eng_dp_map *m);
+
+/* ---- eng_dp_comp.c ---- */
+/* Writes one CQE; solicited marks a received solicited message.  Returns
+ * false when the CQ overflowed (the CQE is lost, the CQ in error). */
+bool eng_dp_cqe_push(struct eng *e, struct eng_cq *cq,
+		     const struct pv_cqe *cqe, bool solicited);
+/* CQ_REQ_NOTIFY through the IPC: stores the arm word. */
+void eng_dp_cq_arm(struct eng_cq *cq, bool solicited_only);
+
+/* ---- eng_dp_err.c ---- */
+/* Moves qp to ERR (if not already), flushing what is outstanding. */
+void eng_dp_qp_error(struct eng *e, struct eng_qp *qp);
+/* Flushes WQEs posted since (QP in ERR). */
+bool eng_dp_flush(struct eng *e, struct eng_qp *qp);
+/* QP_MODIFY hook: the QP moved from old_state to qp->state. */
+void eng_dp_qp_modified(struct eng *e, struct eng_qp *qp,
+			uint32_t old_state);
+/* Malformed ring or WQE: QP_FATAL event and ERR. */
+void eng_dp_qp_fatal(struct eng *e, struct eng_qp *qp);
+
+/* ---- eng_dp_resp.c ---- */
+/* What the requester hands the responder. */
+struct eng_dp_msg {
+	struct eng_qp *src;
+	uint32_t opcode;		/* enum ibv_wr_opcode */
+	uint32_t send_flags;
+	uint32_t imm_data;
+	uint32_t len;
+	const struct eng_seg *segs;
+	uint32_t nsegs;
+	uint64_t remote_addr;
+	uint32_t rkey;
+	uint64_t compare_add, swap;
+	const uint8_t *sgid, *dgid;	/* UD: GRH contents */
+	uint8_t traffic_class, hop_limit;
+	uint32_t flow_label;
+};
+
+/* Results the responder returns to the requester. */
+enum eng_dp_rc {
+	ENG_DP_OK = 0,
+	ENG_DP_RNR,			/* no receive posted */
+	ENG_DP_DROP,			/* silently lost (UC/UD) */
+	ENG_DP_NAK_INV,			/* remote invalid request */
+	ENG_DP_NAK_ACCESS,		/* remote access error */
+	ENG_DP_NAK_OP,			/* remote operational error */
+};
+
+int eng_dp_resp_deliver(struct eng *e, struct eng_qp *dst,
+			const struct eng_dp_msg *m, const struct eng_seg *rd,
+			uint32_t nrd, uint64_t *atomic_orig);
+
+/* ---- eng_dp_req.c ---- */
+/* Runs what qp's send queue holds; true if anything happened. */
+bool eng_dp_req_run(struct eng *e, struct eng_dp_qp *dq);
+/* The live QP a requester's address names, or NULL. */
+struct eng_qp *eng_dp_find_dest(struct eng *e, struct eng_dp_qp *dq,
+				const uint8_t dgid[16], uint32_t qpn);
+
+/* ---- eng_dp_sched.c ---- */
+struct eng_dp_sched *eng_dp_sched_get(struct eng *e);
+void eng_dp_sched_fini(struct eng *e);
+/* One pass over every ring; true if work was found. */
+bool eng_dp_run(struct eng *e);
+/* Before epoll_wait: ns to wait (0: poll, -1: forever). */
+int64_t eng_dp_wait_ns(struct eng *e);
+/* After epoll_wait returned. */
+void eng_dp_woke(struct eng *e);
+
+#endif /* ENG_DP_H */
