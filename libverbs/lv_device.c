@@ -128,7 +128,7 @@ LV_EXPORT __be64 ibv_get_device_guid(struct ibv_device *device)
 {
 	const struct pv_device *dev = (const struct pv_device *)device;
 
-	return htobe64(dev->node_guid);
+	return dev->node_guid;	/* already big-endian */
 }
 
 LV_EXPORT int ibv_get_device_index(struct ibv_device *device)

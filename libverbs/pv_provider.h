@@ -35,7 +35,7 @@
 /* One device as a provider reports it from discovery. */
 struct pv_dev_desc {
 	char name[IBV_SYSFS_NAME_MAX];
-	uint64_t node_guid;		/* host byte order */
+	uint64_t node_guid;		/* network byte order, as the engine sends it */
 	uint32_t dev_id;		/* provider's id, passed back on open */
 	int node_type;			/* enum ibv_node_type */
 	int transport_type;		/* enum ibv_transport_type */
@@ -48,7 +48,7 @@ struct pv_device {
 	struct ibv_device ibv;		/* first: apps see &ibv */
 	const struct pv_provider *prov;
 	uint32_t dev_id;
-	uint64_t node_guid;		/* host byte order */
+	uint64_t node_guid;		/* network byte order, as the engine sends it */
 	int index;			/* ibv_get_device_index() */
 	atomic_int refcnt;
 };

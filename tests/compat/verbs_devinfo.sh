@@ -38,6 +38,16 @@ cat "$TMP/devices.txt"
 grep -q pvdevA "$TMP/devices.txt" || fail "pvdevA not listed in a"
 grep -q pvdevB "$TMP/devices.txt" && fail "pvdevB (namespace b) visible in a"
 
+# The node GUID is the EUI-64 of eth0's MAC (U/L bit flipped, ff:fe in the
+# middle), printed by ibv_devices as 16 hex digits in network order.
+mac=$(topo_ip a -o link show eth0 | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p')
+want=$(python3 -c 'import sys
+b = sys.argv[1].split(":")
+b[0] = "%02x" % (int(b[0], 16) ^ 2)
+print("".join(b[:3] + ["ff", "fe"] + b[3:]))' "$mac")
+grep -q "pvdevA[[:space:]]*$want" "$TMP/devices.txt" ||
+	fail "node GUID: want $want (from MAC $mac), got: $(grep pvdevA "$TMP/devices.txt")"
+
 # The host's namespace has no soft device.
 env PODVERBS_ENGINE="$ENGINE_SOCK" LD_LIBRARY_PATH="$LIB" ibv_devices \
 	>"$TMP/host.txt" 2>&1

@@ -83,8 +83,8 @@ int soft_query_device(struct pv_context *ctx, struct ibv_device_attr_ex *a)
 		return ret;
 	memcpy(o->fw_ver, d.fw_ver, sizeof(o->fw_ver));
 	o->fw_ver[sizeof(o->fw_ver) - 1] = '\0';
-	o->node_guid = htobe64(d.node_guid);
-	o->sys_image_guid = htobe64(d.sys_image_guid);
+	o->node_guid = d.node_guid;
+	o->sys_image_guid = d.sys_image_guid;
 	o->max_mr_size = d.max_mr_size;
 	o->page_size_cap = d.page_size_cap;
 	o->vendor_id = d.vendor_id;

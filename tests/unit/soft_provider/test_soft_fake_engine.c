@@ -43,7 +43,7 @@ static void reply_dev_list(int fd, const struct pv_msg_hdr *h)
 	memset(&r, 0, sizeof(r));
 	r.l.count = 2;
 	r.d[0].dev_id = 3;
-	r.d[0].node_guid = 0x0011223344556677ull;
+	r.d[0].node_guid = htobe64(0x0011223344556677ull); /* wire: network order */
 	strcpy(r.d[0].name, "fake0");
 	r.d[1].dev_id = 4;
 	strcpy(r.d[1].name, "fake1");
@@ -69,7 +69,7 @@ static void reply_queries(int fd, const struct pv_msg_hdr *h, const void *req)
 
 	if (h->op == PV_OP_DEV_QUERY) {
 		struct pv_ipc_dev_attr a = {
-			.node_guid = 0x0011223344556677ull,
+			.node_guid = htobe64(0x0011223344556677ull),
 			.vendor_id = PV_VENDOR_ID,
 			.vendor_part_id = PV_VENDOR_PART_ID,
 			.max_qp = 64, .phys_port_cnt = 1,
