@@ -7,6 +7,7 @@
 #include "device-plugin/dp_grpc_server.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <grpc/grpc_security.h>
 #include <grpc/support/time.h>
 #include <stddef.h>
@@ -363,7 +364,7 @@ static int srv_create(struct dp_srv *s, const char *path, char *err,
 		      size_t errlen)
 {
 	grpc_server_credentials *creds;
-	char addr[sizeof(s->path) + 8];
+	char addr[sizeof(s->path) + 32];
 	bool watcher = s->dp->reg_mode == DP_REG_WATCHER;
 	int port;
 
@@ -390,11 +391,47 @@ static int srv_create(struct dp_srv *s, const char *path, char *err,
 	return 0;
 }
 
+/* gRPC binds a private name first, then the socket is renamed into place
+ * without replacing anything (RENAME_NOREPLACE).  gRPC unlinks the path it
+ * bound when the server shuts down; binding a private name means that
+ * unlink can never hit the public path, which may by then belong to
+ * another instance. */
+static void private_path(const char *path, char *buf, size_t cap)
+{
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (int)(slash - path) : 0;
+
+	snprintf(buf, cap, "%.*s/.%s.%d", dirlen, path, slash ? slash + 1 : path,
+		 (int)getpid());
+}
+
+static int publish(struct dp_daemon *dp, int i, const char *tmp,
+		   const char *path, char *err, size_t errlen)
+{
+	struct dp_srv *s = dp->srv[i];
+	struct stat st;
+
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE)) {
+		int ret = -errno;
+
+		snprintf(err, errlen, "%s: %s", path, ret == -EEXIST ?
+			 "in use by another live instance; refusing to "
+			 "replace it" : strerror(-ret));
+		dp_srv_stop(dp, i);
+		return ret == -EEXIST ? -EADDRINUSE : ret;
+	}
+	if (stat(path, &st) == 0) {
+		s->ino = st.st_ino;
+		s->dev = st.st_dev;
+	}
+	return 0;
+}
+
 int dp_srv_start(struct dp_daemon *dp, int i, const char *path, char *err,
 		 size_t errlen)
 {
+	char tmp[sizeof(((struct dp_srv *)0)->path) + 16];
 	struct dp_srv *s;
-	struct stat st;
 	int ret;
 
 	ret = dp_srv_claim_path(path);
@@ -417,14 +454,12 @@ int dp_srv_start(struct dp_daemon *dp, int i, const char *path, char *err,
 		s->reqs[m].srv = s;
 		s->reqs[m].m = (enum dp_method)m;
 	}
-	ret = srv_create(s, path, err, errlen);
+	private_path(path, tmp, sizeof(tmp));
+	unlink(tmp);		/* a leftover of a dead process of our pid */
+	ret = srv_create(s, tmp, err, errlen);
 	if (ret) {
 		free(s);
 		return ret;
-	}
-	if (stat(path, &st) == 0) {
-		s->ino = st.st_ino;
-		s->dev = st.st_dev;
 	}
 	pthread_mutex_lock(&dp->lock);
 	dp->srv[i] = s;
@@ -432,7 +467,7 @@ int dp_srv_start(struct dp_daemon *dp, int i, const char *path, char *err,
 		if (s->methods[m])
 			request_next(s, (enum dp_method)m);
 	pthread_mutex_unlock(&dp->lock);
-	return 0;
+	return publish(dp, i, tmp, path, err, errlen);
 }
 
 void dp_srv_stop(struct dp_daemon *dp, int i)

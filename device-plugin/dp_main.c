@@ -201,7 +201,8 @@ static bool registered_with_current(struct dp_daemon *dp, int i)
 }
 
 /* Rebuilds servers whose socket was removed; then registers. */
-static void check_sockets(struct dp_loop *l, bool kubelet_new)
+static void check_sockets(struct dp_loop *l, bool kubelet_new,
+			  const bool *gone)
 {
 	struct dp_daemon *dp = l->dp;
 	char path[DP_PATH_MAX + DP_NAME_MAX + 32], err[512];
@@ -209,7 +210,9 @@ static void check_sockets(struct dp_loop *l, bool kubelet_new)
 	for (int i = 0; i < dp->npools; i++) {
 		bool rebuilt = false;
 
-		if (!dp_srv_socket_intact(dp, i)) {
+		/* A removal event counts even if a new file with a recycled
+		 * inode number already took the name. */
+		if ((gone && gone[i]) || !dp_srv_socket_intact(dp, i)) {
 			dp_pool_socket_path(dp, i, path, sizeof(path));
 			dp_log("%s: socket %s is gone; serving it again",
 			       dp->cfg->pools[i].resource_name, path);
@@ -227,11 +230,32 @@ static void check_sockets(struct dp_loop *l, bool kubelet_new)
 	l->last_register_try = dp_now_ns();
 }
 
+/* Notes events on a pool's public socket name: removal marks it gone;
+ * any event on it (a replacement too) asks for a check.  Our private bind
+ * names (".name.pid") are ignored. */
+static bool socket_event(struct dp_daemon *dp,
+			 const struct inotify_event *ev, bool *gone)
+{
+	bool any = false;
+
+	if (ev->name[0] == '.')
+		return false;
+	for (int i = 0; i < dp->npools; i++) {
+		if (strcmp(ev->name, dp->cfg->pools[i].socket_name))
+			continue;
+		any = true;
+		if (ev->mask & (IN_DELETE | IN_MOVED_FROM))
+			gone[i] = true;
+	}
+	return any;
+}
+
 static void on_inotify(struct dp_loop *l)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	const char *kbase = strrchr(l->dp->cfg->kubelet_socket, '/');
 	bool kubelet_new = false, sockets = false, sysfs = false;
+	bool gone[DP_MAX_POOLS] = { false };
 	ssize_t n;
 
 	kbase = kbase ? kbase + 1 : l->dp->cfg->kubelet_socket;
@@ -243,7 +267,7 @@ static void on_inotify(struct dp_loop *l)
 			    (ev->mask & (IN_CREATE | IN_MOVED_TO)))
 				kubelet_new = true;
 			else if (ev->len && strstr(ev->name, ".sock"))
-				sockets = true;
+				sockets |= socket_event(l->dp, ev, gone);
 			else
 				sysfs = true;
 			p += sizeof(*ev) + ev->len;
@@ -252,7 +276,7 @@ static void on_inotify(struct dp_loop *l)
 	if (kubelet_new)
 		dp_log("kubelet socket %s (re)created", l->dp->cfg->kubelet_socket);
 	if (kubelet_new || sockets)
-		check_sockets(l, kubelet_new);
+		check_sockets(l, kubelet_new, gone);
 	if (sysfs)
 		dp_health_refresh(l->dp);
 }

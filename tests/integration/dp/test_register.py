@@ -69,6 +69,19 @@ def test_watcher():
         check(m[("podverbs_dp_registration_failures_total", pool)] == 1, "failures")
         check("resource name taken" in plugin.log(), "refusal logged")
         chan.close()
+        # Kubelet's restart or a cleanup removes the registry socket: it is
+        # served again at once for the plugin watcher to find.
+        t0 = time.monotonic()
+        os.unlink(sock)
+        check(k.wait_until(lambda: os.path.exists(sock), 2),
+              "registry socket not recreated: " + plugin.log())
+        lat = time.monotonic() - t0
+        chan, reg = k.reg_stub(sock)
+        info = reg.GetInfo(regpb.InfoRequest(), timeout=5)
+        check(info.endpoint == sock, "GetInfo after recreation")
+        chan.close()
+        log("registry socket recreated after %.3f s" % lat)
+        check(lat < 1.0, "recreation took %.3f s" % lat)
         check(plugin.stop() == 0, "exit code")
         check(not os.path.exists(sock), "registry socket left behind")
     finally:
@@ -151,7 +164,25 @@ def test_live_instance():
         check(w.wait_for(lambda m: len(m) == 2, 5), "first still serves")
         w.close()
         log("second instance refused with exit 3; first's socket intact")
+
+        # Someone else's live socket takes the name (atomic rename over
+        # ours): the first instance must neither replace nor unlink it,
+        # not even when it exits.
+        other = socket.socket(socket.AF_UNIX)
+        tmpname = os.path.join(cfg["pluginDir"], "other.tmp")
+        other.bind(tmpname)
+        other.listen(1)
+        os.rename(tmpname, sock)
+        other_ino = os.stat(sock).st_ino
+        check(k.wait_until(lambda: "in use by another live instance"
+                           in first.log(), 3),
+              "takeover not noticed: " + first.log())
+        check(os.stat(sock).st_ino == other_ino, "other's socket replaced")
         check(first.stop() == 0, "exit code")
+        check(os.path.exists(sock) and os.stat(sock).st_ino == other_ino,
+              "other's socket unlinked at exit")
+        other.close()
+        log("a foreign live socket on our name survived our exit")
     finally:
         k.cleanup(tmp, procs)
 
