@@ -60,3 +60,6 @@ $(eval $(call unit_test,test_dp_config,tests/unit/dp/test_dp_config.c,$(OBJDIR)/
 $(eval $(call unit_test,test_dp_pool,tests/unit/dp/test_dp_pool.c,$(OBJDIR)/device-plugin/dp_pool.o $(OBJDIR)/device-plugin/dp_discover.o,$(shell $(PKG_CONFIG) --libs libudev 2>/dev/null)))
 
 $(OBJDIR)/tests/unit/dp/%.o: EXTRA_CFLAGS += $(shell $(PKG_CONFIG) --cflags libcjson 2>/dev/null)
+$(eval $(call unit_test,test_dp_alloc,tests/unit/dp/test_dp_alloc.c,$(call objs,device-plugin/dp_alloc.c device-plugin/dp_arena.c device-plugin/dp_pool.c device-plugin/dp_discover.c device-plugin/dp_config.c) $(DP_GEN_OBJS),$(shell $(PKG_CONFIG) --libs libprotobuf-c libcjson libudev 2>/dev/null)))
+$(OBJDIR)/tests/unit/dp/test_dp_alloc.o: EXTRA_CPPFLAGS += -I$(DP_GENDIR)
+$(OBJDIR)/tests/unit/dp/test_dp_alloc.o: $(DP_GEN_H)
