@@ -54,6 +54,7 @@ struct dp_daemon {
 	uint64_t reloads;
 	uint64_t reload_failures;
 	uint64_t rescans;
+	uint64_t udev_events;
 	bool stopping;
 };
 

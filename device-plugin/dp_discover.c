@@ -219,7 +219,10 @@ struct dp_udev *dp_udev_open(int *ret_fd)
 	u->udev = udev_new();
 	if (!u->udev)
 		goto err_free;
-	u->mon = udev_monitor_new_from_netlink(u->udev, "udev");
+	/* Without a udev daemon (a plugin pod seldom sees one) only the
+	 * kernel's own uevents arrive. */
+	u->mon = udev_monitor_new_from_netlink(u->udev,
+		access("/run/udev/control", F_OK) == 0 ? "udev" : "kernel");
 	if (!u->mon)
 		goto err_unref_udev;
 	udev_monitor_filter_add_match_subsystem_devtype(u->mon, "infiniband",
@@ -249,7 +252,7 @@ int dp_udev_drain(struct dp_udev *u)
 	if (!u)
 		return 0;
 	while ((dev = udev_monitor_receive_device(u->mon))) {
-		any = 1;
+		any++;
 		udev_device_unref(dev);
 	}
 	return any;

@@ -39,7 +39,7 @@ int dp_discover_scan(const char *sysfs_root, struct dp_kdev *out, int max);
  * Returns an opaque handle (NULL when udev is unavailable) and its fd. */
 struct dp_udev;
 struct dp_udev *dp_udev_open(int *ret_fd);
-/* Drains pending events; returns 1 when any concerned RDMA or net. */
+/* Drains pending events; returns how many concerned RDMA or net. */
 int dp_udev_drain(struct dp_udev *u);
 void dp_udev_close(struct dp_udev *u);
 

@@ -378,6 +378,18 @@ static int on_signal(struct dp_loop *l)
 	return 1;
 }
 
+static void on_udev(struct dp_loop *l)
+{
+	int n = dp_udev_drain(l->udev);
+
+	if (n <= 0)
+		return;
+	pthread_mutex_lock(&l->dp->lock);
+	l->dp->udev_events += (uint64_t)n;
+	pthread_mutex_unlock(&l->dp->lock);
+	dp_health_refresh(l->dp);
+}
+
 static void run_loop(struct dp_loop *l)
 {
 	for (;;) {
@@ -403,8 +415,8 @@ static void run_loop(struct dp_loop *l)
 			on_timer(l);
 		if (pfd[3].revents & POLLIN)
 			dp_metrics_serve(l->dp, l->metrics_fd);
-		if ((pfd[4].revents & POLLIN) && dp_udev_drain(l->udev))
-			dp_health_refresh(l->dp);
+		if (pfd[4].revents & POLLIN)
+			on_udev(l);
 	}
 }
 

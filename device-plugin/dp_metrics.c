@@ -132,6 +132,14 @@ size_t dp_metrics_render(const struct dp_daemon *dp, char *buf, size_t cap)
 		"probes.\n# TYPE podverbs_dp_engine_probe_failures_total counter\n"
 		"podverbs_dp_engine_probe_failures_total %llu\n",
 	    (unsigned long long)dp->engine_probe_failures);
+	put(&o, "# HELP podverbs_dp_udev_events_total udev events on RDMA and "
+		"net devices.\n# TYPE podverbs_dp_udev_events_total counter\n"
+		"podverbs_dp_udev_events_total %llu\n"
+		"# HELP podverbs_dp_rescans_total sysfs rescans.\n"
+		"# TYPE podverbs_dp_rescans_total counter\n"
+		"podverbs_dp_rescans_total %llu\n",
+	    (unsigned long long)dp->udev_events,
+	    (unsigned long long)dp->rescans);
 	put(&o, "# HELP podverbs_dp_config_reloads_total Config reloads "
 		"applied.\n# TYPE podverbs_dp_config_reloads_total counter\n"
 		"podverbs_dp_config_reloads_total %llu\n",
