@@ -121,6 +121,43 @@ static grpc_status_code get_options(struct dp_daemon *dp, int i,
 	return GRPC_STATUS_OK;
 }
 
+/* One container's preferred IDs (pointing into the request's strings). */
+static grpc_status_code preferred_one(
+	const struct dp_pool *p, size_t c,
+	const V1beta1__ContainerPreferredAllocationRequest *cr,
+	struct dp_arena *a, V1beta1__ContainerPreferredAllocationResponse **ret,
+	char *details, size_t cap)
+{
+	V1beta1__ContainerPreferredAllocationResponse *o =
+		dp_arena_alloc(a, sizeof(*o));
+	int size = cr->allocation_size, n;
+
+	if (cr->n_available_deviceids > DP_RPC_MAX_IDS || size < 0 ||
+	    size > DP_RPC_MAX_IDS) {
+		snprintf(details, cap, "container %zu: too many IDs", c);
+		return GRPC_STATUS_INVALID_ARGUMENT;
+	}
+	if (!o)
+		return GRPC_STATUS_RESOURCE_EXHAUSTED;
+	v1beta1__container_preferred_allocation_response__init(o);
+	o->deviceids = dp_arena_alloc(a, sizeof(char *) * (size + 1));
+	if (!o->deviceids)
+		return GRPC_STATUS_RESOURCE_EXHAUSTED;
+	n = dp_pool_preferred(p, (const char *const *)cr->available_deviceids,
+			      (int)cr->n_available_deviceids,
+			      (const char *const *)cr->must_include_deviceids,
+			      (int)cr->n_must_include_deviceids, size,
+			      (const char **)o->deviceids);
+	if (n < 0) {
+		snprintf(details, cap, "container %zu: must-include IDs not all "
+			 "available, or more of them than allocation_size", c);
+		return GRPC_STATUS_INVALID_ARGUMENT;
+	}
+	o->n_deviceids = (size_t)n;
+	*ret = o;
+	return GRPC_STATUS_OK;
+}
+
 static grpc_status_code preferred(struct dp_daemon *dp, int i,
 				  grpc_byte_buffer *req, grpc_byte_buffer **resp,
 				  char *details, size_t cap)
@@ -140,47 +177,18 @@ static grpc_status_code preferred(struct dp_daemon *dp, int i,
 	dp->stats[i].preferred_calls++;
 	out.container_responses = dp_arena_alloc(&a,
 		sizeof(*out.container_responses) * (r->n_container_requests + 1));
-	for (size_t c = 0; !a.failed && c < r->n_container_requests; c++) {
-		V1beta1__ContainerPreferredAllocationRequest *cr =
-			r->container_requests[c];
-		V1beta1__ContainerPreferredAllocationResponse *o =
-			dp_arena_alloc(&a, sizeof(*o));
-		int size = cr->allocation_size, n;
-
-		if (!o)
-			break;
-		if (cr->n_available_deviceids > DP_RPC_MAX_IDS || size < 0 ||
-		    size > DP_RPC_MAX_IDS) {
-			snprintf(details, cap, "container %zu: too many IDs", c);
-			st = GRPC_STATUS_INVALID_ARGUMENT;
-			goto out;
-		}
-		v1beta1__container_preferred_allocation_response__init(o);
-		o->deviceids = dp_arena_alloc(&a, sizeof(char *) * (size + 1));
-		if (!o->deviceids)
-			break;
-		n = dp_pool_preferred(&dp->pools[i],
-				      (const char *const *)cr->available_deviceids,
-				      (int)cr->n_available_deviceids,
-				      (const char *const *)cr->must_include_deviceids,
-				      (int)cr->n_must_include_deviceids, size,
-				      (const char **)o->deviceids);
-		if (n < 0) {
-			snprintf(details, cap, "container %zu: must-include IDs "
-				 "not all available, or more of them than "
-				 "allocation_size", c);
-			st = GRPC_STATUS_INVALID_ARGUMENT;
-			goto out;
-		}
-		o->n_deviceids = (size_t)n;
-		out.container_responses[out.n_container_responses++] = o;
-	}
-	if (a.failed) {
-		snprintf(details, cap, "out of memory");
+	if (!out.container_responses)
 		st = GRPC_STATUS_RESOURCE_EXHAUSTED;
-		goto out;
+	for (size_t c = 0; !st && c < r->n_container_requests; c++) {
+		st = preferred_one(&dp->pools[i], c, r->container_requests[c], &a,
+				   &out.container_responses[c], details, cap);
+		if (!st)
+			out.n_container_responses++;
 	}
-	*resp = pack(&out.base);
+	if (st == GRPC_STATUS_RESOURCE_EXHAUSTED)
+		snprintf(details, cap, "out of memory");
+	if (!st)
+		*resp = pack(&out.base);
 out:
 	dp_arena_free(&a);
 	if (r)

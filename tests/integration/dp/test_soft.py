@@ -142,6 +142,17 @@ def test_soft():
         log("engine up -> Healthy after %.3f s" % (time.monotonic() - t0))
         check(len(got) == 4, "still 4 slots")
 
+        # Streams that kubelet drops are noticed and freed.
+        many = [k.Watch(sock) for _ in range(20)]
+        for x in many:
+            check(x.wait_for(lambda m: len(m) == 4, 5), "extra stream list")
+        pool_streams = ("podverbs_dp_list_streams", pool)
+        check(plugin.metrics()[pool_streams] == 21, "21 open streams")
+        for x in many:
+            x.close()
+        check(k.wait_until(lambda: plugin.metrics()[pool_streams] == 1, 5, 0.05),
+              "dropped streams not freed: %s" % plugin.metrics()[pool_streams])
+
         w.close()
         chan.close()
         rc = plugin.stop()
