@@ -70,7 +70,9 @@ static void channel_ref(struct pv_context *ctx, struct ibv_comp_channel *ch,
 static struct pv_cq *cq_create(struct pv_context *ctx, int cqe,
 			       void *cq_context,
 			       struct ibv_comp_channel *channel,
-			       int comp_vector, bool is_ex, int *ret_err)
+			       int comp_vector,
+			       const struct ibv_cq_init_attr_ex *ex,
+			       int *ret_err)
 {
 	struct pv_cq *cq = calloc(1, sizeof(*cq));
 	int ret;
@@ -79,7 +81,12 @@ static struct pv_cq *cq_create(struct pv_context *ctx, int cqe,
 		*ret_err = -ENOMEM;
 		return NULL;
 	}
-	cq->is_ex = is_ex;
+	cq->is_ex = ex != NULL;
+	if (ex) {
+		cq->wc_flags = ex->wc_flags;
+		if (ex->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS)
+			cq->create_flags = ex->flags;
+	}
 	cq->ibv.context = &ctx->vctx.context;
 	cq->ibv.channel = channel;
 	cq->ibv.cq_context = cq_context;
@@ -118,7 +125,7 @@ LV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
 	if (channel && channel->context != context)
 		return lv_null_errno(-EINVAL);
 	cq = cq_create(pv_ctx(context), cqe, cq_context, channel, comp_vector,
-		       false, &err);
+		       NULL, &err);
 	return cq ? &cq->ibv : lv_null_errno(err);
 }
 
@@ -141,10 +148,12 @@ struct ibv_cq_ex *lv_create_cq_ex(struct ibv_context *c,
 	if (attr->channel && attr->channel->context != c)
 		return lv_null_errno(-EINVAL);
 	cq = cq_create(pv_ctx(c), (int)attr->cqe, attr->cq_context,
-		       attr->channel, (int)attr->comp_vector, true, &err);
+		       attr->channel, (int)attr->comp_vector, attr, &err);
 	if (!cq)
 		return lv_null_errno(err);
-	lv_cq_ex_init_poll(cq);
+	/* A provider without extended polling leaves them to the core. */
+	if (!cq->ex.start_poll)
+		lv_cq_ex_init_poll(cq);
 	return &cq->ex;
 }
 

@@ -11,9 +11,10 @@
 
 #define pv_qp_of(q) ((struct pv_qp *)(q))
 
-/* Init-attr masks we implement; the rest (XRC, RSS, TSO, the ibv_wr_*
- * send API) is refused with EOPNOTSUPP. */
-#define LV_QP_INIT_KNOWN (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS)
+/* Init-attr masks we implement; the rest (XRC, RSS, TSO, ...) is refused
+ * with EOPNOTSUPP.  The provider judges send_ops_flags. */
+#define LV_QP_INIT_KNOWN (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS | \
+			  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 
 static int check_init_attr(struct pv_context *ctx,
 			   const struct ibv_qp_init_attr_ex *a)
@@ -54,6 +55,7 @@ static struct pv_qp *qp_create(struct pv_context *ctx,
 	qp->ibv.srq = a->srq;
 	qp->ibv.qp_type = a->qp_type;
 	qp->ibv.state = IBV_QPS_RESET;
+	qp->is_ex = a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	pthread_mutex_init(&qp->ibv.mutex, NULL);
 	pthread_cond_init(&qp->ibv.cond, NULL);
 	ret = ctx->ops->create_qp(ctx, qp, a);

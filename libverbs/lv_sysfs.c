@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sysfs helpers and fork support.  Tools read optional device attributes
- * through ibv_read_sysfs_file; our devices have no sysfs nodes, so those
- * reads fail (-1) exactly as they do for a missing file.  Fork: the engine
- * never pins application pages, so a child can't corrupt registered memory
- * and nothing needs MADV_DONTFORK.
+ * sysfs helpers.  Tools read optional device attributes through
+ * ibv_read_sysfs_file; our devices have no sysfs nodes, so those reads
+ * fail (-1) exactly as they do for a missing file.  Fork support is in
+ * lv_fork.c.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,8 +16,6 @@ LV_EXPORT int ibv_read_ibdev_sysfs_file(char *buf, size_t size,
 					struct ibv_device *dev,
 					const char *fnfmt, ...);
 LV_EXPORT const char *ibv_get_sysfs_path(void);
-LV_EXPORT int ibv_dontfork_range(void *base, size_t size);
-LV_EXPORT int ibv_dofork_range(void *base, size_t size);
 
 LV_EXPORT int ibv_read_sysfs_file(const char *dir, const char *file,
 				  char *buf, size_t size)
@@ -61,24 +58,4 @@ LV_EXPORT const char *ibv_get_sysfs_path(void)
 	const char *p = getenv("SYSFS_PATH");
 
 	return (p && *p) ? p : "/sys";
-}
-
-LV_EXPORT int ibv_fork_init(void)
-{
-	return 0;
-}
-
-LV_EXPORT enum ibv_fork_status ibv_is_fork_initialized(void)
-{
-	return IBV_FORK_UNNEEDED;
-}
-
-LV_EXPORT int ibv_dontfork_range(void *base, size_t size)
-{
-	return 0;
-}
-
-LV_EXPORT int ibv_dofork_range(void *base, size_t size)
-{
-	return 0;
 }

@@ -13,6 +13,7 @@ LV_SRCS := \
 	libverbs/lv_cq.c \
 	libverbs/lv_datapath.c \
 	libverbs/lv_device.c \
+	libverbs/lv_fork.c \
 	libverbs/lv_handle.c \
 	libverbs/lv_kern_compat.c \
 	libverbs/lv_pd_mr.c \
@@ -52,3 +53,6 @@ HEADERS_CHECK += libverbs/pv_provider.h libverbs/lv_core.h
 $(eval $(call unit_test,test_lv_pure,tests/unit/libverbs/test_lv_pure.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_soft_attr,tests/unit/soft_provider/test_soft_attr.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_soft_fake_engine,tests/unit/soft_provider/test_soft_fake_engine.c,$(LV_ALL_OBJS),))
+$(eval $(call unit_test,test_soft_ring,tests/unit/soft_provider/test_soft_ring.c,$(LV_ALL_OBJS),))
+$(eval $(call unit_test,test_soft_wqe,tests/unit/soft_provider/test_soft_wqe.c,$(LV_ALL_OBJS),))
+$(eval $(call unit_test,test_soft_maps,tests/unit/soft_provider/test_soft_maps.c,$(LV_ALL_OBJS),))

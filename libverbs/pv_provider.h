@@ -106,6 +106,11 @@ struct pv_cq {
 	};
 	uint32_t handle;
 	bool is_ex;
+	/* Extended CQs: what ibv_create_cq_ex asked for, set before the
+	 * provider's create_cq (which refuses wc_flags it can't report and
+	 * installs its own start_poll/next_poll/end_poll and readers). */
+	uint64_t wc_flags;
+	uint32_t create_flags;		/* enum ibv_create_cq_attr_flags */
 	/* Events handed to the app, under the context's obj_lock; destroy
 	 * waits until the app has acked as many (ibv_destroy_cq(3)). */
 	uint32_t comp_delivered;
@@ -119,6 +124,9 @@ struct pv_qp {
 		struct ibv_qp_ex ex;
 	};
 	uint32_t handle;
+	/* Created with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS: the provider's
+	 * create_qp checks send_ops_flags and installs the ibv_wr_* builders
+	 * in ex. */
 	bool is_ex;
 	uint32_t async_delivered;
 	void *priv;

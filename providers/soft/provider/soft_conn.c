@@ -50,6 +50,24 @@ int soft_call(struct soft_conn *c, uint16_t op, const void *req,
 	return ret;
 }
 
+int soft_call_fds(struct soft_conn *c, uint16_t op, const void *req,
+		  uint32_t req_len, const int *req_fds, int nreq_fds,
+		  void *resp, uint32_t resp_len)
+{
+	uint32_t got = 0;
+	int ret;
+
+	pthread_mutex_lock(&c->lock);
+	ret = pv_ipc_call_fds(c->fd, &c->seq, op, req, req_len, req_fds,
+			      nreq_fds, resp, resp_len, &got, NULL, NULL);
+	pthread_mutex_unlock(&c->lock);
+	if (ret < 0)
+		return ret;
+	if (resp_len && got < resp_len)
+		return -EPROTO;
+	return 0;
+}
+
 int soft_call_fixed(struct soft_conn *c, uint16_t op, const void *req,
 		    uint32_t req_len, void *resp, uint32_t resp_len)
 {

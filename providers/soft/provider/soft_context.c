@@ -11,6 +11,16 @@
 
 #include "providers/soft/provider/soft_provider.h"
 
+/* Our data path goes straight into the slots verbs.h calls inline. */
+static void install_data_path(struct ibv_context_ops *o)
+{
+	o->post_send = soft_post_send;
+	o->post_recv = soft_post_recv;
+	o->post_srq_recv = soft_post_srq_recv;
+	o->poll_cq = soft_poll_cq;
+	o->req_notify_cq = soft_arm_cq;
+}
+
 int soft_open_context(struct pv_context *ctx)
 {
 	struct pv_ipc_dev_ref ref = { .dev_id = ctx->dev->dev_id };
@@ -35,9 +45,15 @@ int soft_open_context(struct pv_context *ctx)
 		ret = -EPROTO;
 		goto err_close_fds;
 	}
+	sc->doorbell_fd = -1;
+	ret = soft_ctx_map(sc);
+	if (ret < 0 && ret != -EOPNOTSUPP)
+		goto err_close_fds;
 	ctx->priv = sc;
 	ctx->vctx.context.cmd_fd = sc->conn.fd;
 	ctx->vctx.context.async_fd = fds[0];
+	if (sc->page)
+		install_data_path(&ctx->vctx.context.ops);
 	return 0;
 
 err_close_fds:
@@ -56,6 +72,7 @@ void soft_close_context(struct pv_context *ctx)
 	if (ctx->vctx.context.async_fd >= 0)
 		close(ctx->vctx.context.async_fd);
 	ctx->vctx.context.async_fd = -1;
+	soft_ctx_unmap(sc);
 	soft_conn_close(&sc->conn);
 	free(sc);
 	ctx->priv = NULL;
@@ -111,6 +128,9 @@ int soft_query_device(struct pv_context *ctx, struct ibv_device_attr_ex *a)
 	o->local_ca_ack_delay = 15;
 	o->phys_port_cnt = (uint8_t)d.phys_port_cnt;
 	a->phys_port_cnt_ex = d.phys_port_cnt;
+	/* Extended attributes: no ODP, timestamps, TSO, RSS, tag matching,
+	 * CQ moderation, device memory or PCI atomics (all stay zero). */
+	a->device_cap_flags_ex = d.device_cap_flags;
 	return 0;
 }
 

@@ -51,11 +51,26 @@ static int read_event(int fd, void *out, size_t out_len)
 	}
 }
 
+/* The engine gone is this device's fatal error (IBA 11.6.3.3): reported
+ * once; later reads fail with EIO rather than spin on a closed socket. */
+static int engine_gone(struct soft_ctx *sc, struct pv_async_desc *ev)
+{
+	atomic_store(&sc->dead, true);
+	if (atomic_exchange(&sc->fatal_reported, true))
+		return -EIO;
+	ev->event_type = IBV_EVENT_DEVICE_FATAL;
+	ev->kind = 0;
+	ev->handle = 0;
+	return 0;
+}
+
 int soft_read_async_event(struct pv_context *ctx, struct pv_async_desc *ev)
 {
 	struct pv_ipc_event e;
 	int ret = read_event(ctx->vctx.context.async_fd, &e, sizeof(e));
 
+	if (ret == -ECONNRESET || ret == -ECONNREFUSED || ret == -EPIPE)
+		return engine_gone(soft_ctx_of(ctx), ev);
 	if (ret < 0)
 		return ret;
 	ev->event_type = e.event_type;

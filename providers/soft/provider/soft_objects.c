@@ -8,11 +8,21 @@
 
 #define CONN(ctx) (&soft_ctx_of(ctx)->conn)
 
-static int destroy_handle(struct pv_context *ctx, uint16_t op, uint32_t handle)
+/* A destroy succeeds once the engine is gone: it freed everything of
+ * ours when our connection dropped (and the app must be able to clean
+ * up after IBV_EVENT_DEVICE_FATAL). */
+int soft_destroy_handle(struct pv_context *ctx, uint16_t op, uint32_t handle)
 {
+	struct soft_ctx *sc = soft_ctx_of(ctx);
 	struct pv_ipc_handle h = { .handle = handle };
+	int ret;
 
-	return soft_call_fixed(CONN(ctx), op, &h, sizeof(h), NULL, 0);
+	ret = soft_call_fixed(&sc->conn, op, &h, sizeof(h), NULL, 0);
+	if (ret == -ECONNRESET || ret == -EPIPE || ret == -ENOTCONN) {
+		atomic_store(&sc->dead, true);
+		return 0;
+	}
+	return ret;
 }
 
 int soft_alloc_pd(struct pv_context *ctx, struct pv_pd *pd)
@@ -30,35 +40,63 @@ int soft_alloc_pd(struct pv_context *ctx, struct pv_pd *pd)
 
 int soft_dealloc_pd(struct pv_context *ctx, struct pv_pd *pd)
 {
-	return destroy_handle(ctx, PV_OP_PD_DEALLOC, pd->handle);
+	return soft_destroy_handle(ctx, PV_OP_PD_DEALLOC, pd->handle);
 }
 
 int soft_reg_mr(struct pv_context *ctx, struct pv_pd *pd, struct pv_mr *mr,
 		uint64_t iova, unsigned int access)
 {
-	struct pv_ipc_mr_reg req = {
-		.pd_handle = pd->handle,
-		.access = access,
-		.addr = (uintptr_t)mr->ibv.addr,
-		.length = mr->ibv.length,
-		.iova = iova,
+	struct {
+		struct pv_ipc_mr_reg reg;
+		struct pv_ipc_mr_backing backing;
+	} req = {
+		.reg = {
+			.pd_handle = pd->handle,
+			.access = access,
+			.addr = (uintptr_t)mr->ibv.addr,
+			.length = mr->ibv.length,
+			.iova = iova,
+		},
 	};
 	struct pv_ipc_mr_reg_resp resp;
+	struct soft_mr_share share;
 	int ret;
 
-	ret = soft_call_fixed(CONN(ctx), PV_OP_MR_REG, &req, sizeof(req),
-			      &resp, sizeof(resp));
-	if (ret < 0)
+	_Static_assert(sizeof(req) == sizeof(req.reg) + sizeof(req.backing),
+		       "MR_REG request packing");
+	soft_mr_share_get(mr->ibv.addr, mr->ibv.length, access, &share);
+	req.backing.has_fd = share.fd >= 0;
+	req.backing.fd_offset = share.fd_offset;
+	ret = soft_call_fds(CONN(ctx), PV_OP_MR_REG, &req, sizeof(req),
+			    &share.fd, share.fd >= 0 ? 1 : 0, &resp,
+			    sizeof(resp));
+	if (ret < 0) {
+		soft_mr_share_put(share.ref);
 		return ret;
+	}
 	mr->handle = resp.handle;
 	mr->ibv.lkey = resp.lkey;
 	mr->ibv.rkey = resp.rkey;
+	mr->priv = share.ref;
 	return 0;
 }
 
 int soft_dereg_mr(struct pv_context *ctx, struct pv_mr *mr)
 {
-	return destroy_handle(ctx, PV_OP_MR_DEREG, mr->handle);
+	int ret = soft_destroy_handle(ctx, PV_OP_MR_DEREG, mr->handle);
+
+	if (ret < 0)
+		return ret;
+	soft_mr_share_put(mr->priv);
+	mr->priv = NULL;
+	return 0;
+}
+
+/* The engine without rings (an older one, or a test double) still serves
+ * the control plane; the data-path verbs then fail with EOPNOTSUPP. */
+static bool has_rings(struct pv_context *ctx)
+{
+	return soft_ctx_of(ctx)->page != NULL;
 }
 
 int soft_create_cq(struct pv_context *ctx, struct pv_cq *cq, int cqe,
@@ -72,34 +110,68 @@ int soft_create_cq(struct pv_context *ctx, struct pv_cq *cq, int cqe,
 	struct pv_ipc_cq_resp resp;
 	int ret;
 
+	if (cq->is_ex) {
+		ret = soft_cq_ex_check_flags(cq->wc_flags);
+		if (ret < 0)
+			return ret;
+	}
 	ret = soft_call_fixed(CONN(ctx), PV_OP_CQ_CREATE, &req, sizeof(req),
 			      &resp, sizeof(resp));
 	if (ret < 0)
 		return ret;
 	cq->handle = resp.handle;
 	cq->ibv.cqe = (int)resp.cqe;
+	if (!has_rings(ctx))
+		return 0;
+	ret = soft_cq_map(soft_ctx_of(ctx), cq);
+	if (ret < 0) {
+		soft_destroy_handle(ctx, PV_OP_CQ_DESTROY, cq->handle);
+		return ret;
+	}
+	if (cq->is_ex) {
+		struct soft_cq_dp *d = cq->priv;
+
+		d->single_threaded = cq->create_flags &
+				     IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
+		soft_cq_ex_install(cq);
+	}
 	return 0;
 }
 
+/* Holds the CQ's lock across resize and re-map so no poller reads the
+ * old ring after the engine has moved on to the new one. */
 int soft_resize_cq(struct pv_context *ctx, struct pv_cq *cq, int cqe)
 {
 	struct pv_ipc_cq_create req = {
 		.cqe = (uint32_t)cqe, .cq_handle = cq->handle,
 	};
+	struct soft_cq_dp *d = cq->priv;
 	struct pv_ipc_cq_resp resp;
 	int ret;
 
+	if (d)
+		pthread_spin_lock(&d->lock);
 	ret = soft_call_fixed(CONN(ctx), PV_OP_CQ_RESIZE, &req, sizeof(req),
 			      &resp, sizeof(resp));
 	if (ret < 0)
-		return ret;
+		goto out_unlock;
 	cq->ibv.cqe = (int)resp.cqe;
-	return 0;
+	if (d)
+		ret = soft_cq_remap(soft_ctx_of(ctx), cq);
+out_unlock:
+	if (d)
+		pthread_spin_unlock(&d->lock);
+	return ret;
 }
 
 int soft_destroy_cq(struct pv_context *ctx, struct pv_cq *cq)
 {
-	return destroy_handle(ctx, PV_OP_CQ_DESTROY, cq->handle);
+	int ret = soft_destroy_handle(ctx, PV_OP_CQ_DESTROY, cq->handle);
+
+	if (ret < 0)
+		return ret;
+	soft_cq_unmap(cq);
+	return 0;
 }
 
 int soft_req_notify_cq(struct pv_context *ctx, struct pv_cq *cq, int solicited)
@@ -108,6 +180,8 @@ int soft_req_notify_cq(struct pv_context *ctx, struct pv_cq *cq, int solicited)
 		.cq_handle = cq->handle, .solicited_only = solicited ? 1 : 0,
 	};
 
+	if (cq->priv)
+		return -soft_arm_cq(&cq->ibv, solicited);
 	return soft_call_fixed(CONN(ctx), PV_OP_CQ_REQ_NOTIFY, &req,
 			       sizeof(req), NULL, 0);
 }
@@ -138,7 +212,12 @@ int soft_create_srq(struct pv_context *ctx, struct pv_srq *srq,
 		return ret;
 	srq->handle = resp.handle;
 	srq_attr_from_resp(&resp, attr);
-	return 0;
+	if (!has_rings(ctx))
+		return 0;
+	ret = soft_srq_map(soft_ctx_of(ctx), srq, resp.max_sge, resp.max_wr);
+	if (ret < 0)
+		soft_destroy_handle(ctx, PV_OP_SRQ_DESTROY, srq->handle);
+	return ret;
 }
 
 int soft_modify_srq(struct pv_context *ctx, struct pv_srq *srq,
@@ -181,7 +260,12 @@ int soft_query_srq(struct pv_context *ctx, struct pv_srq *srq,
 
 int soft_destroy_srq(struct pv_context *ctx, struct pv_srq *srq)
 {
-	return destroy_handle(ctx, PV_OP_SRQ_DESTROY, srq->handle);
+	int ret = soft_destroy_handle(ctx, PV_OP_SRQ_DESTROY, srq->handle);
+
+	if (ret < 0)
+		return ret;
+	soft_srq_unmap(srq);
+	return 0;
 }
 
 int soft_create_ah(struct pv_context *ctx, struct pv_ah *ah,
@@ -204,5 +288,5 @@ int soft_create_ah(struct pv_context *ctx, struct pv_ah *ah,
 
 int soft_destroy_ah(struct pv_context *ctx, struct pv_ah *ah)
 {
-	return destroy_handle(ctx, PV_OP_AH_DESTROY, ah->ibv.handle);
+	return soft_destroy_handle(ctx, PV_OP_AH_DESTROY, ah->ibv.handle);
 }

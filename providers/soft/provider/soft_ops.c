@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The soft provider's ops table.  Data-path slots (post_*, poll_cq) stay
- * NULL until the memfd rings land: the core's defaults fail them with
- * EOPNOTSUPP.
+ * The soft provider's ops table.  The data-path slots (post_*, poll_cq)
+ * stay NULL here: open_context installs our ring functions directly in
+ * ibv_context_ops (soft_context.c), so verbs.h's inlines reach them with
+ * no trampoline; without rings the core's defaults fail with EOPNOTSUPP.
  */
 #include "providers/soft/provider/soft_provider.h"
 

@@ -9,11 +9,14 @@
 #define SOFT_PROVIDER_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #include <infiniband/verbs.h>
 
 #include "common/pv_ipc.h"
+#include "providers/soft/provider/soft_dp.h"
 #include "libverbs/pv_provider.h"
 
 struct soft_conn {
@@ -26,6 +29,17 @@ struct soft_conn {
 struct soft_ctx {
 	struct soft_conn conn;
 	uint32_t dev_id;
+	/* Data path (soft_map.c); page is NULL when the engine offers no
+	 * rings (then the data-path verbs fail with EOPNOTSUPP). */
+	struct pv_ctx_page *page;
+	size_t page_size;
+	int doorbell_fd;
+	/* Set once the engine connection is gone: posts fail with EIO,
+	 * polling drains what the rings hold, and the next async read
+	 * reports IBV_EVENT_DEVICE_FATAL (once). */
+	atomic_bool dead;
+	atomic_bool fatal_reported;
+	atomic_uint liveness_tick;	/* rate-limits soft_ctx_check_alive */
 };
 
 static inline struct soft_ctx *soft_ctx_of(struct pv_context *ctx)
@@ -39,6 +53,10 @@ void soft_conn_close(struct soft_conn *c);
 int soft_call(struct soft_conn *c, uint16_t op, const void *req,
 	      uint32_t req_len, void *resp, uint32_t resp_cap,
 	      uint32_t *resp_len, int *fds, int *nfds);
+/* soft_call_fixed passing req_fds (still the caller's) with the request. */
+int soft_call_fds(struct soft_conn *c, uint16_t op, const void *req,
+		  uint32_t req_len, const int *req_fds, int nreq_fds,
+		  void *resp, uint32_t resp_len);
 /* A call whose reply must be exactly resp_len bytes (or empty when 0). */
 int soft_call_fixed(struct soft_conn *c, uint16_t op, const void *req,
 		    uint32_t req_len, void *resp, uint32_t resp_len);
@@ -66,6 +84,7 @@ int soft_create_channel(struct pv_context *ctx, struct pv_channel *ch);
 int soft_destroy_channel(struct pv_context *ctx, struct pv_channel *ch);
 
 /* soft_objects.c */
+int soft_destroy_handle(struct pv_context *ctx, uint16_t op, uint32_t handle);
 int soft_alloc_pd(struct pv_context *ctx, struct pv_pd *pd);
 int soft_dealloc_pd(struct pv_context *ctx, struct pv_pd *pd);
 int soft_reg_mr(struct pv_context *ctx, struct pv_pd *pd, struct pv_mr *mr,
@@ -96,6 +115,88 @@ int soft_query_qp(struct pv_context *ctx, struct pv_qp *qp,
 		  struct ibv_qp_attr *attr, int mask,
 		  struct ibv_qp_init_attr *init_attr);
 int soft_destroy_qp(struct pv_context *ctx, struct pv_qp *qp);
+
+/* soft_map.c: the *_MAP ops and the mappings they pass. */
+int soft_ctx_map(struct soft_ctx *sc);
+void soft_ctx_unmap(struct soft_ctx *sc);
+/* Polls the engine connection (no wait); marks the context dead when it
+ * hung up.  Returns true while alive. */
+bool soft_ctx_check_alive(struct soft_ctx *sc);
+/* The same, every 2^shift calls only (hot paths). */
+static inline bool soft_ctx_maybe_check_alive(struct soft_ctx *sc,
+					      unsigned int shift)
+{
+	unsigned int t = atomic_fetch_add_explicit(&sc->liveness_tick, 1,
+						   memory_order_relaxed);
+
+	if (t & ((1u << shift) - 1))
+		return !atomic_load_explicit(&sc->dead, memory_order_relaxed);
+	return soft_ctx_check_alive(sc);
+}
+int soft_qp_map(struct soft_ctx *sc, struct pv_qp *qp,
+		const struct ibv_qp_cap *cap);
+void soft_qp_unmap(struct pv_qp *qp);
+int soft_cq_map(struct soft_ctx *sc, struct pv_cq *cq);
+void soft_cq_unmap(struct pv_cq *cq);
+/* Re-maps after CQ_RESIZE; the caller holds the CQ's lock. */
+int soft_cq_remap(struct soft_ctx *sc, struct pv_cq *cq);
+int soft_srq_map(struct soft_ctx *sc, struct pv_srq *srq, uint32_t max_sge,
+		 uint32_t max_wr);
+void soft_srq_unmap(struct pv_srq *srq);
+void soft_map_release(struct soft_map *m);
+
+/* Rings the context's doorbell if the engine sleeps.  The fence orders
+ * our store of prod before the load of engine_idle, pairing with the
+ * engine's store of engine_idle before its last rescan (design §2): one
+ * of the two sides always sees the other. */
+static inline void soft_doorbell(struct soft_ctx *sc)
+{
+	uint64_t one = 1;
+
+	atomic_thread_fence(memory_order_seq_cst);
+	if (!__atomic_load_n(&sc->page->engine_idle, __ATOMIC_RELAXED))
+		return;
+	/* EAGAIN means the counter is already non-zero: the engine will
+	 * wake anyway. */
+	if (write(sc->doorbell_fd, &one, sizeof(one)) < 0)
+		return;
+	soft_ctx_maybe_check_alive(sc, 6);
+}
+
+/* soft_post.c, soft_poll.c: installed in ibv_context_ops (public
+ * conventions: post_* return a positive errno and set *bad_wr). */
+int soft_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr);
+int soft_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr);
+int soft_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr);
+int soft_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
+int soft_arm_cq(struct ibv_cq *cq, int solicited_only);
+/* Shared by post paths and the ibv_wr_* builders. */
+int soft_sq_limits_of(struct pv_qp *qp, struct soft_sq_limits *lim);
+
+/* soft_cq_ex.c: the extended CQ's poll functions; -EOPNOTSUPP for
+ * wc_flags we can't report. */
+int soft_cq_ex_check_flags(uint64_t wc_flags);
+void soft_cq_ex_install(struct pv_cq *cq);
+
+/* soft_qp_ex.c: the ibv_wr_* builders; -EOPNOTSUPP for send_ops_flags we
+ * don't implement. */
+int soft_qp_ex_check_ops(enum ibv_qp_type t, uint64_t send_ops_flags);
+void soft_qp_ex_install(struct pv_qp *qp);
+
+/* soft_mr_share.c: which fd (if any) carries a new MR's pages (design
+ * §4).  ref (NULL when fd is -1) is released by soft_mr_share_put when
+ * the MR is deregistered; fd stays owned by the registry. */
+struct soft_mr_share {
+	int fd;
+	uint64_t fd_offset;
+	void *ref;
+};
+void soft_mr_share_get(void *addr, size_t length, unsigned int access,
+		       struct soft_mr_share *out);
+void soft_mr_share_put(void *ref);
 
 /* soft_qp_attr.c: pure translation between verbs and IPC structs. */
 void soft_ah_attr_to_ipc(const struct ibv_ah_attr *in,

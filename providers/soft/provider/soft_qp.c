@@ -26,9 +26,17 @@ int soft_create_qp(struct pv_context *ctx, struct pv_qp *qp,
 		.qp_type = attr->qp_type,
 		.sq_sig_all = attr->sq_sig_all ? 1 : 0,
 	};
+	struct soft_ctx *sc = soft_ctx_of(ctx);
 	struct pv_ipc_qp_create_resp resp;
 	int ret;
 
+	if (qp->is_ex) {
+		if (!sc->page)
+			return -EOPNOTSUPP;
+		ret = soft_qp_ex_check_ops(attr->qp_type, attr->send_ops_flags);
+		if (ret < 0)
+			return ret;
+	}
 	soft_qp_cap_to_ipc(&attr->cap, &req.cap);
 	ret = soft_call_fixed(CONN(ctx), PV_OP_QP_CREATE, &req, sizeof(req),
 			      &resp, sizeof(resp));
@@ -37,6 +45,15 @@ int soft_create_qp(struct pv_context *ctx, struct pv_qp *qp,
 	qp->handle = resp.handle;
 	qp->ibv.qp_num = resp.qp_num;
 	soft_qp_cap_from_ipc(&resp.cap, &attr->cap);
+	if (!sc->page)
+		return 0;
+	ret = soft_qp_map(sc, qp, &attr->cap);
+	if (ret < 0) {
+		soft_destroy_handle(ctx, PV_OP_QP_DESTROY, qp->handle);
+		return ret;
+	}
+	if (qp->is_ex)
+		soft_qp_ex_install(qp);
 	return 0;
 }
 
@@ -74,8 +91,10 @@ int soft_query_qp(struct pv_context *ctx, struct pv_qp *qp,
 
 int soft_destroy_qp(struct pv_context *ctx, struct pv_qp *qp)
 {
-	struct pv_ipc_handle h = { .handle = qp->handle };
+	int ret = soft_destroy_handle(ctx, PV_OP_QP_DESTROY, qp->handle);
 
-	return soft_call_fixed(CONN(ctx), PV_OP_QP_DESTROY, &h, sizeof(h),
-			       NULL, 0);
+	if (ret < 0)
+		return ret;
+	soft_qp_unmap(qp);
+	return 0;
 }

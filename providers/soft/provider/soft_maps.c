@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading /proc/self/maps and deciding how a registered span reaches the
+ * engine (datapath design §4).  Pure: the caller reads the file.
+ *
+ * Only anonymous private read-write memory is moved onto a memfd: it is
+ * the one kind whose contents we can copy and whose addresses we can take
+ * over without changing what the application sees.  File mappings keep
+ * their file semantics, the stack grows, hugetlb pages and special
+ * mappings ([vdso], [vvar]) are not ours to replace; they all fall back to
+ * the engine copying with process_vm_readv/writev.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "providers/soft/provider/soft_dp.h"
+
+int soft_vma_parse(const char *line, struct soft_vma *v)
+{
+	unsigned long long start, end, off, ino;
+	char perms[8];
+	int pos = 0;
+	size_t len;
+
+	memset(v, 0, sizeof(*v));
+	if (sscanf(line, "%llx-%llx %7s %llx %*x:%*x %llu%n", &start, &end,
+		   perms, &off, &ino, &pos) != 5 || pos == 0)
+		return -EINVAL;
+	if (strlen(perms) != 4 || end < start)
+		return -EINVAL;
+	v->start = (uintptr_t)start;
+	v->end = (uintptr_t)end;
+	v->offset = off;
+	v->inode = ino;
+	memcpy(v->perms, perms, 5);
+	line += pos;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	len = strcspn(line, "\n");
+	if (len >= sizeof(v->path))
+		len = sizeof(v->path) - 1;
+	memcpy(v->path, line, len);
+	v->path[len] = '\0';
+	return 0;
+}
+
+static bool vma_convertible(const struct soft_vma *v)
+{
+	if (strcmp(v->perms, "rw-p") != 0 || v->inode != 0)
+		return false;
+	return v->path[0] == '\0' || strcmp(v->path, "[heap]") == 0 ||
+	       strncmp(v->path, "[anon:", 6) == 0;
+}
+
+static bool vma_ours(const struct soft_vma *v)
+{
+	static const char prefix[] = "/memfd:" SOFT_MR_MEMFD_NAME;
+
+	return strcmp(v->perms, "rw-s") == 0 &&
+	       strncmp(v->path, prefix, sizeof(prefix) - 1) == 0;
+}
+
+enum soft_span_kind soft_span_classify(const struct soft_vma *v, size_t n,
+				       uintptr_t start, uintptr_t end,
+				       uint64_t *ret_inode, uint64_t *ret_off)
+{
+	enum soft_span_kind kind = SOFT_SPAN_FALLBACK;
+	uintptr_t cur = start;
+	uint64_t ino = 0, base_off = 0;
+
+	if (start >= end)
+		return SOFT_SPAN_FALLBACK;
+	for (size_t i = 0; i < n && cur < end; i++) {
+		enum soft_span_kind k;
+
+		if (v[i].end <= cur)
+			continue;
+		if (v[i].start > cur)
+			return SOFT_SPAN_FALLBACK;	/* a hole */
+		if (vma_convertible(&v[i])) {
+			k = SOFT_SPAN_CONVERT;
+		} else if (vma_ours(&v[i])) {
+			uint64_t off = v[i].offset + (cur - v[i].start);
+
+			k = SOFT_SPAN_SHARED;
+			if (kind == SOFT_SPAN_FALLBACK) {
+				ino = v[i].inode;
+				base_off = off;
+			} else if (v[i].inode != ino ||
+				   off != base_off + (cur - start)) {
+				return SOFT_SPAN_FALLBACK;
+			}
+		} else {
+			return SOFT_SPAN_FALLBACK;
+		}
+		if (kind != SOFT_SPAN_FALLBACK && k != kind)
+			return SOFT_SPAN_FALLBACK;	/* mixed */
+		kind = k;
+		cur = v[i].end;
+	}
+	if (cur < end)
+		return SOFT_SPAN_FALLBACK;
+	if (kind == SOFT_SPAN_SHARED) {
+		*ret_inode = ino;
+		*ret_off = base_off;
+	}
+	return kind;
+}

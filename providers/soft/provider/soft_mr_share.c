@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Registration shares the pages with the engine (datapath design §4).
+ *
+ * A region lying in anonymous private read-write memory is moved onto a
+ * memfd: the page-aligned span is copied into a new memfd, which is then
+ * mapped MAP_SHARED|MAP_FIXED over the very same addresses, so the
+ * application's pointers and contents stay valid while the engine maps
+ * the same pages from the fd that MR_REG passes.  The span is marked
+ * MADV_DONTFORK: a child must not share (and scribble on) the parent's
+ * registered pages, which is what ibv_fork_init(3) promises too.
+ *
+ * Caveats, by design: the copy and the remap are not atomic, so another
+ * thread writing to the span during ibv_reg_mr may lose that write (as
+ * with rdma-core, registering memory others are writing is the app's
+ * race); the pages stay memfd-backed after ibv_dereg_mr (harmless); the
+ * unused tail of a rounded page is shared along with the region.
+ *
+ * Registry: converted spans, keyed by the memfd's inode.  A later MR in a
+ * span already on one of our memfds reuses it (the mapping is re-checked
+ * in /proc/self/maps every time, so a span the app unmapped meanwhile is
+ * never trusted); an entry no MR uses whose mapping is gone is closed.
+ * PODVERBS_MR_SHARE=0 turns conversion off (every MR falls back).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "providers/soft/provider/soft_provider.h"
+
+struct share_ent {
+	struct share_ent *next;
+	uint64_t inode;
+	int fd;
+	unsigned int refs;		/* MRs using it */
+	bool seen;			/* mapping present in the last scan */
+};
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct share_ent *reg_head;
+
+static bool share_enabled(void)
+{
+	const char *e = getenv("PODVERBS_MR_SHARE");
+
+	return !(e && strcmp(e, "0") == 0);
+}
+
+static struct share_ent *reg_find(uint64_t inode)
+{
+	for (struct share_ent *e = reg_head; e; e = e->next)
+		if (e->inode == inode)
+			return e;
+	return NULL;
+}
+
+/* Reads the VMAs overlapping [start, end) (sorted, as the kernel lists
+ * them) and marks registry entries whose memfd is still mapped. */
+static int read_maps(uintptr_t start, uintptr_t end, struct soft_vma **ret_v,
+		     size_t *ret_n)
+{
+	struct soft_vma *v = NULL, cur;
+	size_t n = 0, cap = 0, lcap = 0;
+	char *line = NULL;
+	FILE *f;
+
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return -errno;
+	for (struct share_ent *e = reg_head; e; e = e->next)
+		e->seen = false;
+	while (getline(&line, &lcap, f) > 0) {
+		struct share_ent *e;
+
+		if (soft_vma_parse(line, &cur) < 0)
+			continue;
+		e = cur.inode ? reg_find(cur.inode) : NULL;
+		if (e)
+			e->seen = true;
+		if (cur.end <= start || cur.start >= end)
+			continue;
+		if (n == cap) {
+			struct soft_vma *nv;
+
+			cap = cap ? cap * 2 : 8;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				free(line);
+				fclose(f);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[n++] = cur;
+	}
+	free(line);
+	fclose(f);
+	*ret_v = v;
+	*ret_n = n;
+	return 0;
+}
+
+static void reg_prune(void)
+{
+	struct share_ent **pp = &reg_head;
+
+	while (*pp) {
+		struct share_ent *e = *pp;
+
+		if (!e->refs && !e->seen) {
+			*pp = e->next;
+			close(e->fd);
+			free(e);
+		} else {
+			pp = &e->next;
+		}
+	}
+}
+
+/* Writes len bytes at src into fd from offset 0. */
+static int copy_in(int fd, const char *src, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pwrite(fd, src + done, len - done, (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* Moves [start, start + len) onto a new memfd; returns its entry. */
+static struct share_ent *convert(uintptr_t start, size_t len)
+{
+	struct share_ent *e = calloc(1, sizeof(*e));
+	struct stat st;
+	void *p;
+
+	if (!e)
+		return NULL;
+	e->fd = memfd_create(SOFT_MR_MEMFD_NAME, MFD_CLOEXEC);
+	if (e->fd < 0)
+		goto err_free;
+	if (ftruncate(e->fd, (off_t)len) < 0 || fstat(e->fd, &st) < 0 ||
+	    copy_in(e->fd, (const char *)start, len) < 0)
+		goto err_close_fd;
+	p = mmap((void *)start, len, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, e->fd, 0);
+	if (p == MAP_FAILED)
+		goto err_close_fd;
+	madvise(p, len, MADV_DONTFORK);
+	e->inode = st.st_ino;
+	e->next = reg_head;
+	reg_head = e;
+	return e;
+
+err_close_fd:
+	close(e->fd);
+err_free:
+	free(e);
+	return NULL;
+}
+
+void soft_mr_share_get(void *addr, size_t length, unsigned int access,
+		       struct soft_mr_share *out)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)addr, start, end;
+	struct share_ent *e = NULL;
+	struct soft_vma *v = NULL;
+	uint64_t ino = 0, off = 0;
+	size_t n = 0;
+
+	out->fd = -1;
+	out->fd_offset = 0;
+	out->ref = NULL;
+	if (!length || (access & IBV_ACCESS_ON_DEMAND) || !share_enabled() ||
+	    a + length < a)
+		return;
+	start = a & ~(pg - 1);
+	end = (a + length + pg - 1) & ~(pg - 1);
+	pthread_mutex_lock(&reg_lock);
+	if (read_maps(start, end, &v, &n) < 0)
+		goto out_unlock;
+	switch (soft_span_classify(v, n, start, end, &ino, &off)) {
+	case SOFT_SPAN_CONVERT:
+		e = convert(start, end - start);
+		off = 0;
+		break;
+	case SOFT_SPAN_SHARED:
+		e = reg_find(ino);	/* someone else's memfd: fall back */
+		break;
+	default:
+		break;
+	}
+	if (e) {
+		e->refs++;
+		out->fd = e->fd;
+		out->fd_offset = off + (a - start);
+		out->ref = e;
+	}
+	reg_prune();
+out_unlock:
+	pthread_mutex_unlock(&reg_lock);
+	free(v);
+}
+
+void soft_mr_share_put(void *ref)
+{
+	struct share_ent *e = ref;
+
+	if (!e)
+		return;
+	pthread_mutex_lock(&reg_lock);
+	if (e->refs)
+		e->refs--;
+	pthread_mutex_unlock(&reg_lock);
+}

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ibv_post_send / ibv_post_recv / ibv_post_srq_recv: encode each WR into
+ * the next ring entry, publish them all with one release store of prod,
+ * then ring the doorbell only if the engine sleeps (design §2).  No system
+ * call while the engine is awake.
+ *
+ * Errors follow ibv_post_send(3): the first bad WR stops the list and is
+ * returned in *bad_wr; the WRs before it are posted.  QP state checks use
+ * the state the application set (ibv_modify_qp); a QP the engine moved to
+ * ERROR still accepts WRs, which it flushes (IBA 10.8.3.2).
+ */
+#include <errno.h>
+
+#include "providers/soft/provider/soft_provider.h"
+
+static struct soft_ctx *sc_of(struct ibv_context *c)
+{
+	return soft_ctx_of(pv_ctx(c));
+}
+
+int soft_sq_limits_of(struct pv_qp *qp, struct soft_sq_limits *lim)
+{
+	struct soft_qp_dp *d = qp->priv;
+
+	if (!d)
+		return -EOPNOTSUPP;
+	lim->qp_type = qp->ibv.qp_type;
+	lim->max_sge = d->max_send_sge;
+	lim->max_inline = d->max_inline;
+	lim->entry_size = d->sq.entry_size;
+	return 0;
+}
+
+static int check_send_state(const struct ibv_qp *qp)
+{
+	switch (qp->state) {
+	case IBV_QPS_RTS:
+	case IBV_QPS_SQD:
+	case IBV_QPS_SQE:
+	case IBV_QPS_ERR:
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Publishes the entries up to r->head and wakes the engine if needed. */
+static void publish(struct soft_ctx *sc, struct soft_ring *r)
+{
+	__atomic_store_n(&r->hdr->prod, r->head, __ATOMIC_RELEASE);
+	soft_doorbell(sc);
+}
+
+int soft_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr)
+{
+	struct pv_qp *qp = (struct pv_qp *)ibqp;
+	struct soft_ctx *sc = sc_of(ibqp->context);
+	struct soft_qp_dp *d = qp->priv;
+	struct soft_sq_limits lim;
+	uint32_t start, cons;
+	int ret = 0;
+
+	*bad_wr = NULL;
+	if (soft_sq_limits_of(qp, &lim) < 0) {
+		*bad_wr = wr;
+		return EOPNOTSUPP;
+	}
+	if (atomic_load_explicit(&sc->dead, memory_order_relaxed)) {
+		*bad_wr = wr;
+		return EIO;
+	}
+	ret = check_send_state(ibqp);
+	if (ret < 0) {
+		*bad_wr = wr;
+		return -ret;
+	}
+	pthread_spin_lock(&d->sq_lock);
+	start = d->sq.head;
+	cons = __atomic_load_n(&d->sq.hdr->cons, __ATOMIC_ACQUIRE);
+	for (; wr; wr = wr->next) {
+		if (!soft_ring_space(d->sq.num_entries, d->sq.head, cons)) {
+			cons = __atomic_load_n(&d->sq.hdr->cons,
+					       __ATOMIC_ACQUIRE);
+			if (!soft_ring_space(d->sq.num_entries, d->sq.head,
+					     cons)) {
+				ret = -ENOMEM;
+				break;
+			}
+		}
+		ret = soft_encode_send(&lim, wr,
+				       soft_ring_slot(&d->sq, d->sq.head));
+		if (ret < 0)
+			break;
+		d->sq.head++;
+	}
+	if (d->sq.head != start)
+		publish(sc, &d->sq);
+	pthread_spin_unlock(&d->sq_lock);
+	if (ret < 0)
+		*bad_wr = wr;
+	return -ret;
+}
+
+/* Shared by the QP's RQ and an SRQ. */
+static int post_recv_ring(struct soft_ctx *sc, struct soft_ring *r,
+			  pthread_spinlock_t *lock, uint32_t max_sge,
+			  struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+{
+	uint32_t start, cons;
+	int ret = 0;
+
+	pthread_spin_lock(lock);
+	start = r->head;
+	cons = __atomic_load_n(&r->hdr->cons, __ATOMIC_ACQUIRE);
+	for (; wr; wr = wr->next) {
+		if (!soft_ring_space(r->num_entries, r->head, cons)) {
+			ret = -ENOMEM;
+			break;
+		}
+		if ((size_t)(wr->num_sge > 0 ? wr->num_sge : 0) *
+		    sizeof(struct pv_wqe_sge) + sizeof(struct pv_recv_wqe) >
+		    r->entry_size) {
+			ret = -EINVAL;
+			break;
+		}
+		ret = soft_encode_recv(max_sge, wr,
+				       soft_ring_slot(r, r->head));
+		if (ret < 0)
+			break;
+		r->head++;
+	}
+	if (r->head != start)
+		publish(sc, r);
+	pthread_spin_unlock(lock);
+	if (ret < 0)
+		*bad_wr = wr;
+	return -ret;
+}
+
+int soft_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr)
+{
+	struct pv_qp *qp = (struct pv_qp *)ibqp;
+	struct soft_ctx *sc = sc_of(ibqp->context);
+	struct soft_qp_dp *d = qp->priv;
+
+	*bad_wr = NULL;
+	/* A QP on an SRQ has no receive queue of its own. */
+	if (!d || !d->rq.hdr || ibqp->state == IBV_QPS_RESET) {
+		*bad_wr = wr;
+		return d ? EINVAL : EOPNOTSUPP;
+	}
+	if (atomic_load_explicit(&sc->dead, memory_order_relaxed)) {
+		*bad_wr = wr;
+		return EIO;
+	}
+	return post_recv_ring(sc, &d->rq, &d->rq_lock, d->max_recv_sge, wr,
+			      bad_wr);
+}
+
+int soft_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr)
+{
+	struct pv_srq *srq = (struct pv_srq *)ibsrq;
+	struct soft_ctx *sc = sc_of(ibsrq->context);
+	struct soft_srq_dp *d = srq->priv;
+
+	*bad_wr = NULL;
+	if (!d) {
+		*bad_wr = wr;
+		return EOPNOTSUPP;
+	}
+	if (atomic_load_explicit(&sc->dead, memory_order_relaxed)) {
+		*bad_wr = wr;
+		return EIO;
+	}
+	return post_recv_ring(sc, &d->ring, &d->lock, d->max_sge, wr, bad_wr);
+}
