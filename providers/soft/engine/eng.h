@@ -23,6 +23,8 @@
 #include "providers/soft/pv-soft-abi.h"
 
 struct eng;
+struct eng_dp_ctx;
+struct eng_dp_sched;
 
 /* Something in the epoll set; ready() runs with the epoll events. */
 struct eng_pollable {
@@ -80,6 +82,7 @@ struct eng_conn {
 	struct eng_htab handles;
 	struct eng_list objs;		/* struct eng_obj.link, creation order */
 	uint32_t count[ENG_OBJ_KINDS];
+	struct eng_dp_ctx *dp;		/* rings and doorbell (CTX_MAP) */
 };
 
 struct eng {
@@ -102,6 +105,7 @@ struct eng {
 	bool in_batch;
 	void **deferred;
 	uint32_t ndeferred, deferred_cap;
+	struct eng_dp_sched *dp;	/* data path (eng_dp.h) */
 };
 
 /* eng_main.c / eng_server.c: the loop. */

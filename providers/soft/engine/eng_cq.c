@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
@@ -16,6 +17,7 @@ static void cq_release(struct eng *e, struct eng_obj *o)
 
 	if (cq->channel)
 		cq->channel->o.users--;
+	eng_dp_cq_free(cq);
 }
 
 static int cq_depth_check(uint32_t cqe)
@@ -73,6 +75,9 @@ int eng_op_cq_resize(struct eng_req *r)
 	ret = cq_depth_check(in->cqe);
 	if (ret < 0)
 		return ret;
+	ret = eng_dp_cq_resize(cq, in->cqe);
+	if (ret < 0)
+		return ret;
 	cq->cqe = in->cqe;
 	memset(out, 0, sizeof(*out));
 	out->handle = cq->o.handle;
@@ -105,6 +110,7 @@ int eng_op_cq_req_notify(struct eng_req *r)
 	else if (!in->solicited_only)
 		cq->solicited_only = false;
 	cq->armed = true;
+	eng_dp_cq_arm(cq, cq->solicited_only);
 	return 0;
 }
 

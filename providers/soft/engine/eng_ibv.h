@@ -13,6 +13,8 @@
 #define ENG_EV_DEVICE_FATAL	8
 #define ENG_EV_PORT_ACTIVE	9
 #define ENG_EV_PORT_ERR		10
+#define ENG_EV_SRQ_LIMIT_REACHED	15
+#define ENG_EV_QP_LAST_WQE_REACHED	16
 #define ENG_EV_GID_CHANGE	18
 
 /* enum ibv_qp_type */
@@ -22,6 +24,9 @@
 
 /* enum ibv_qp_state */
 #define ENG_QPS_RESET		0
+#define ENG_QPS_INIT		1
+#define ENG_QPS_RTR		2
+#define ENG_QPS_RTS		3
 #define ENG_QPS_ERR		6
 
 /* enum ibv_qp_attr_mask */

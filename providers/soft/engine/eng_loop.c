@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "providers/soft/engine/eng.h"
+#include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_loop.h"
 #include "providers/soft/engine/eng_obj.h"
@@ -47,6 +48,7 @@ void eng_fini(struct eng *e)
 		if (e->devs.slot[i])
 			eng_dev_remove(e, e->devs.slot[i]);
 	eng_idtab_fini(&e->devs);
+	eng_dp_sched_fini(e);
 	eng_unlisten(e);
 	close(e->epfd);
 	if (e->spare_fd >= 0)
@@ -108,8 +110,14 @@ int eng_run(struct eng *e)
 	struct epoll_event evs[64];
 
 	while (!e->stop) {
-		int n = epoll_wait(e->epfd, evs, 64, -1);
+		/* The data path decides how long to block (eng_dp_sched.c). */
+		int64_t wait = eng_dp_wait_ns(e);
+		struct timespec ts = { .tv_sec = wait / 1000000000,
+				       .tv_nsec = wait % 1000000000 };
+		int n = epoll_pwait2(e->epfd, evs, 64, wait < 0 ? NULL : &ts,
+				     NULL);
 
+		eng_dp_woke(e);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -126,6 +134,7 @@ int eng_run(struct eng *e)
 				p->ready(e, p, evs[i].events);
 		}
 		end_batch(e);
+		eng_dp_run(e);
 	}
 	return 0;
 }

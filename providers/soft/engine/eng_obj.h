@@ -10,6 +10,12 @@
 
 #include "providers/soft/engine/eng.h"
 
+/* Data-path state of objects with rings or mapped memory (eng_dp.h). */
+struct eng_dp_mr;
+struct eng_dp_cq;
+struct eng_dp_srq;
+struct eng_dp_qp;
+
 struct eng_obj {
 	struct eng_list link;		/* in eng_conn.objs */
 	struct eng_conn *conn;
@@ -30,6 +36,7 @@ struct eng_mr {
 	uint64_t addr, length, iova;
 	uint32_t access;
 	uint32_t lkey, rkey;		/* equal; index << 8 | key byte */
+	struct eng_dp_mr *dp;
 };
 
 struct eng_channel {
@@ -44,12 +51,14 @@ struct eng_cq {
 	uint32_t comp_vector;
 	bool armed;
 	bool solicited_only;
+	struct eng_dp_cq *dp;		/* ring, once mapped */
 };
 
 struct eng_srq {
 	struct eng_obj o;
 	struct eng_pd *pd;
 	uint32_t max_wr, max_sge, srq_limit;
+	struct eng_dp_srq *dp;		/* ring, once mapped */
 };
 
 struct eng_qp {
@@ -61,6 +70,7 @@ struct eng_qp {
 	uint32_t state;			/* enum ibv_qp_state */
 	struct pv_ipc_qp_create init;	/* as created, cap as granted */
 	struct pv_ipc_qp_attr attr;	/* last modified attributes */
+	struct eng_dp_qp *dp;		/* rings, once mapped */
 };
 
 struct eng_ah {
@@ -80,6 +90,10 @@ struct eng_req {
 	uint32_t out_len;
 	int fds[PV_IPC_MAX_FDS];	/* sent with the reply, then closed */
 	int nfds;
+	int in_fds[PV_IPC_MAX_FDS];	/* came with the request; closed
+					 * after it unless a handler took
+					 * one (set to -1) */
+	int in_nfds;
 };
 
 typedef int (*eng_handler_fn)(struct eng_req *r);

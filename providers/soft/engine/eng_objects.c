@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_ibv.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
@@ -183,6 +184,7 @@ static void mr_release(struct eng *e, struct eng_obj *o)
 
 	if (o->conn->dev)
 		eng_idtab_free(&o->conn->dev->mrs, eng_key_index(mr->lkey));
+	eng_dp_mr_detach(mr);
 	mr->pd->o.users--;
 }
 
@@ -236,6 +238,11 @@ int eng_op_mr_reg(struct eng_req *r)
 	mr->access = in->access;
 	mr->lkey = eng_key_make((uint32_t)idx, (uint8_t)eng_random(r->e));
 	mr->rkey = mr->lkey;
+	ret = eng_dp_mr_attach(r, mr);
+	if (ret < 0) {
+		eng_obj_destroy(r->e, &mr->o);
+		return ret;
+	}
 	memset(out, 0, sizeof(*out));
 	out->handle = mr->o.handle;
 	out->lkey = mr->lkey;

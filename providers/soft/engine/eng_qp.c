@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/pv_qp_fsm.h"
+#include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_ibv.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
@@ -20,6 +21,7 @@ static void qp_release(struct eng *e, struct eng_obj *o)
 
 	if (o->conn->dev)
 		eng_idtab_free(&o->conn->dev->qps, qp->qp_num);
+	eng_dp_qp_free(e, qp);
 	qp->pd->o.users--;
 	qp->send_cq->o.users--;
 	qp->recv_cq->o.users--;
@@ -148,6 +150,7 @@ int eng_op_qp_modify(struct eng_req *r)
 	const struct pv_ipc_qp_modify *in = r->in;
 	struct eng_qp *qp = eng_obj_get(r->c, in->qp_handle, PV_OBJ_QP);
 	struct pv_qp_fsm_in f;
+	uint32_t old_state;
 	int ret;
 
 	if (!qp)
@@ -167,7 +170,9 @@ int eng_op_qp_modify(struct eng_req *r)
 	if (ret < 0)
 		return ret;
 	qp_apply(&qp->attr, &in->attr, in->attr_mask);
+	old_state = qp->state;
 	qp->state = pv_qp_next_state(&f);
+	eng_dp_qp_modified(r->e, qp, old_state);
 	eng_dbg("client %u: QP %u now in state %u", r->c->id, qp->qp_num,
 		qp->state);
 	return 0;
@@ -204,6 +209,7 @@ int eng_op_qp_destroy(struct eng_req *r)
 static void srq_release(struct eng *e, struct eng_obj *o)
 {
 	((struct eng_srq *)o)->pd->o.users--;
+	eng_dp_srq_free((struct eng_srq *)o);
 }
 
 static void srq_resp(struct eng_req *r, const struct eng_srq *srq)

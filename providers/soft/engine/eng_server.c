@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/pv_ipc.h"
+#include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
@@ -59,6 +60,10 @@ static const struct {
 	[PV_OP_SRQ_DESTROY]	= { eng_op_srq_destroy, NEED_CTX },
 	[PV_OP_AH_CREATE]	= { eng_op_ah_create, NEED_DEV },
 	[PV_OP_AH_DESTROY]	= { eng_op_ah_destroy, NEED_CTX },
+	[PV_OP_CTX_MAP]		= { eng_op_ctx_map, NEED_DEV },
+	[PV_OP_QP_MAP]		= { eng_op_qp_map, NEED_DEV },
+	[PV_OP_CQ_MAP]		= { eng_op_cq_map, NEED_DEV },
+	[PV_OP_SRQ_MAP]		= { eng_op_srq_map, NEED_DEV },
 	[PV_OP_ADM_DEV_ADD]	= { eng_op_adm_dev_add, NEED_ADMIN },
 	[PV_OP_ADM_DEV_DEL]	= { eng_op_adm_dev_del, NEED_ADMIN },
 	[PV_OP_ADM_DEV_LIST]	= { eng_op_adm_dev_list, NEED_ADMIN },
@@ -271,6 +276,7 @@ struct eng_conn *eng_conn_add(struct eng *e, int fd,
 void eng_conn_close(struct eng *e, struct eng_conn *c)
 {
 	eng_objs_free_all(e, c);
+	eng_dp_ctx_free(e, c);
 	if (c->dev)
 		c->dev->clients--;
 	if (c->ev_fd >= 0)
@@ -357,7 +363,8 @@ static int serve_one(struct eng *e, struct eng_conn *c, char *buf)
 	int len, status;
 
 	memset(hdr, 0, sizeof(*hdr));
-	len = pv_ipc_recv(c->poll.fd, buf, PV_IPC_MAX_MSG, NULL, NULL);
+	len = pv_ipc_recv(c->poll.fd, buf, PV_IPC_MAX_MSG, r.in_fds,
+			  &r.in_nfds);
 	if (len == -EAGAIN)
 		return 0;
 	if (len == -EPROTO) {
@@ -384,6 +391,10 @@ static int serve_one(struct eng *e, struct eng_conn *c, char *buf)
 	status = dispatch(&r);
 	if (status < 0)
 		r.out_len = 0;
+	/* Request fds no handler took (MR_REG's memfd is only mapped). */
+	for (int i = 0; i < r.in_nfds; i++)
+		if (r.in_fds[i] >= 0)
+			close(r.in_fds[i]);
 	eng_reply(c, r.op, hdr->seq, status, r.out, r.out_len, r.fds, r.nfds);
 	/* The client now holds its copies (or the reply was lost). */
 	for (int i = 0; i < r.nfds; i++)

@@ -27,7 +27,24 @@
 	X(objects_live)			\
 	X(link_events)			\
 	X(gid_changes)			\
-	X(port_state_changes)
+	X(port_state_changes)		\
+	X(dp_wqes)			\
+	X(dp_bytes)			\
+	X(dp_cqes)			\
+	X(dp_cqes_lost)			\
+	X(dp_cq_overflows)		\
+	X(dp_flushed)			\
+	X(dp_qp_errors)			\
+	X(dp_ring_errors)		\
+	X(dp_access_errors)		\
+	X(dp_rnr_naks)			\
+	X(dp_drops_no_dest)		\
+	X(dp_drops_no_recv)		\
+	X(dp_drops_pkey)		\
+	X(dp_drops_qkey)		\
+	X(dp_mr_mapped)			\
+	X(dp_mr_pvm)			\
+	X(dp_sleeps)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,
@@ -40,6 +57,7 @@ extern uint64_t eng_stats[ENG_STAT_COUNT];
 
 #define eng_stat_inc(n)		(eng_stats[ENG_STAT_##n]++)
 #define eng_stat_dec(n)		(eng_stats[ENG_STAT_##n]--)
+#define eng_stat_add(n, v)	(eng_stats[ENG_STAT_##n] += (v))
 
 const char *eng_stat_name(enum eng_stat s);
 

@@ -6,6 +6,17 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_cq.c \
 	providers/soft/engine/eng_ctx.c \
 	providers/soft/engine/eng_device.c \
+	providers/soft/engine/eng_dp_check.c \
+	providers/soft/engine/eng_dp_comp.c \
+	providers/soft/engine/eng_dp_err.c \
+	providers/soft/engine/eng_dp_grh.c \
+	providers/soft/engine/eng_dp_map.c \
+	providers/soft/engine/eng_dp_mem.c \
+	providers/soft/engine/eng_dp_req.c \
+	providers/soft/engine/eng_dp_resp.c \
+	providers/soft/engine/eng_dp_ring.c \
+	providers/soft/engine/eng_dp_sched.c \
+	providers/soft/engine/eng_dp_timer.c \
 	providers/soft/engine/eng_events.c \
 	providers/soft/engine/eng_handles.c \
 	providers/soft/engine/eng_idtab.c \
@@ -29,6 +40,7 @@ $(PODVERBSD): $(call objs,providers/soft/engine/eng_main.c) $(ENG_DEPS)
 ALL_TARGETS += $(PODVERBSD)
 HEADERS_CHECK += \
 	providers/soft/engine/eng.h \
+	providers/soft/engine/eng_dp.h \
 	providers/soft/engine/eng_handles.h \
 	providers/soft/engine/eng_ibv.h \
 	providers/soft/engine/eng_idtab.h \
@@ -50,3 +62,6 @@ $(ENG_CLIENT): $(call objs,tests/integration/eng_client.c) $(PV_COMMON_OBJS)
 	$(CC) $(BASE_LDFLAGS) -o $@ $^
 
 ALL_TARGETS += $(ENG_CLIENT)
+
+# The data path's pure pieces (no I/O).
+$(eval $(call unit_test,test_eng_dp,tests/unit/engine/test_eng_dp.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_dp_check.o eng_dp_grh.o eng_dp_ring.o eng_dp_timer.o),))

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CTX_MAP, QP_MAP, CQ_MAP and SRQ_MAP: the engine creates each object's
+ * rings in a memfd it maps itself, seals the memfd's size (so a client
+ * cannot truncate it under the engine's mapping) and passes it to the
+ * client once with the reply.  A CQ resize makes a new ring that the
+ * next CQ_MAP passes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "providers/soft/engine/eng_dp.h"
+#include "providers/soft/engine/eng_log.h"
+
+#define PAGE_BYTES 4096u
+
+static size_t page_round(size_t n)
+{
+	return (n + PAGE_BYTES - 1) & ~(size_t)(PAGE_BYTES - 1);
+}
+
+/* A sealed, mapped memfd of size bytes (zeroed). */
+static int map_create(const char *name, size_t size, struct eng_dp_map *m)
+{
+	int fd, err;
+	void *p;
+
+	size = page_round(size);
+	fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)size) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
+	    < 0)
+		goto err_close_fd;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		goto err_close_fd;
+	m->base = p;
+	m->size = size;
+	m->pending_fd = fd;
+	return 0;
+
+err_close_fd:
+	err = -errno;
+	close(fd);
+	return err;
+}
+
+void eng_dp_map_release(struct eng_dp_map *m)
+{
+	if (m->base)
+		munmap(m->base, m->size);
+	if (m->pending_fd >= 0)
+		close(m->pending_fd);
+	m->base = NULL;
+	m->pending_fd = -1;
+}
+
+/* Hands the pending memfd to the client with the reply. */
+static int map_reply(struct eng_req *r, struct eng_dp_map *m,
+		     uint32_t off0, uint32_t off1)
+{
+	struct pv_ipc_map_resp *out = r->out;
+
+	if (m->pending_fd < 0)
+		return -EBUSY;	/* already passed: one mapping per object */
+	memset(out, 0, sizeof(*out));
+	out->map_size = m->size;
+	out->ring_off[0] = off0;
+	out->ring_off[1] = off1;
+	r->out_len = sizeof(*out);
+	r->fds[r->nfds++] = m->pending_fd;	/* closed after the reply */
+	m->pending_fd = -1;
+	return 0;
+}
+
+static void doorbell_ready(struct eng *e, struct eng_pollable *p,
+			   uint32_t events)
+{
+	uint64_t v;
+
+	/* The rings are scanned after every epoll batch; only reset it. */
+	if (read(p->fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		eng_dbg("doorbell read: %s", strerror(errno));
+}
+
+int eng_op_ctx_map(struct eng_req *r)
+{
+	struct eng_dp_sched *s = eng_dp_sched_get(r->e);
+	struct eng_dp_map m = { .pending_fd = -1 };
+	struct eng_dp_ctx *x;
+	int ret, dup_fd;
+
+	if (!s)
+		return -ENOMEM;
+	if (r->c->dp)
+		return -EBUSY;
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	ret = map_create("podverbs-ctx", PAGE_BYTES, &m);
+	if (ret < 0)
+		goto err_free;
+	x->page = m.base;
+	x->page->magic = PV_RING_MAGIC;
+	x->page->version = PV_RING_VERSION;
+	x->db.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	x->db.ready = doorbell_ready;
+	if (x->db.fd < 0) {
+		ret = -errno;
+		goto err_unmap;
+	}
+	dup_fd = fcntl(x->db.fd, F_DUPFD_CLOEXEC, 0);
+	ret = dup_fd < 0 ? -errno : eng_poll_add(r->e, &x->db);
+	if (ret < 0)
+		goto err_close_db;
+	x->conn = r->c;
+	r->c->dp = x;
+	eng_list_add_tail(&s->ctxs, &x->link);
+	/* The page itself is not kept as an fd: mapped is enough. */
+	map_reply(r, &m, 0, 0);
+	r->fds[r->nfds++] = dup_fd;
+	m.base = NULL;
+	return 0;
+
+err_close_db:
+	if (dup_fd >= 0)
+		close(dup_fd);
+	close(x->db.fd);
+err_unmap:
+	eng_dp_map_release(&m);
+err_free:
+	free(x);
+	return ret;
+}
+
+void eng_dp_ctx_free(struct eng *e, struct eng_conn *c)
+{
+	struct eng_dp_ctx *x = c->dp;
+
+	if (!x)
+		return;
+	eng_poll_del(e, &x->db);
+	close(x->db.fd);
+	munmap(x->page, PAGE_BYTES);
+	eng_list_del(&x->link);
+	free(x);
+	c->dp = NULL;
+}
+
+static int qp_rings(struct eng_qp *qp, struct eng_dp_qp *dq, uint32_t *rq_off)
+{
+	uint32_t sn, se, rn = 0, re = 0;
+	size_t sq_bytes, total;
+	int ret;
+
+	eng_dp_sq_geom(&qp->init.cap, &sn, &se);
+	sq_bytes = eng_dp_ring_bytes(sn, se);
+	total = sq_bytes;
+	if (!qp->srq) {
+		eng_dp_rq_geom(qp->init.cap.max_recv_wr,
+			       qp->init.cap.max_recv_sge, &rn, &re);
+		total += eng_dp_ring_bytes(rn, re);
+	}
+	ret = map_create("podverbs-qp", total, &dq->map);
+	if (ret < 0)
+		return ret;
+	eng_dp_ring_init(&dq->sq, dq->map.base, sn, se);
+	*rq_off = 0;
+	if (!qp->srq) {
+		eng_dp_ring_init(&dq->rq, (uint8_t *)dq->map.base + sq_bytes,
+				 rn, re);
+		*rq_off = (uint32_t)sq_bytes;
+	}
+	return 0;
+}
+
+int eng_op_qp_map(struct eng_req *r)
+{
+	const struct pv_ipc_handle *in = r->in;
+	struct eng_qp *qp = eng_obj_get(r->c, in->handle, PV_OBJ_QP);
+	struct eng_dp_sched *s = eng_dp_sched_get(r->e);
+	struct eng_dp_qp *dq;
+	uint32_t rq_off;
+	int ret;
+
+	if (!qp)
+		return -EINVAL;
+	if (!s)
+		return -ENOMEM;
+	if (qp->dp)
+		return -EBUSY;
+	dq = calloc(1, sizeof(*dq));
+	if (!dq)
+		return -ENOMEM;
+	dq->map.pending_fd = -1;
+	ret = qp_rings(qp, dq, &rq_off);
+	if (ret < 0) {
+		free(dq);
+		return ret;
+	}
+	dq->qp = qp;
+	qp->dp = dq;
+	eng_list_add_tail(&s->qps, &dq->link);
+	return map_reply(r, &dq->map, 0, rq_off);
+}
+
+void eng_dp_qp_free(struct eng *e, struct eng_qp *qp)
+{
+	struct eng_dp_qp *dq = qp->dp;
+
+	if (!dq)
+		return;
+	eng_list_del(&dq->link);
+	eng_dp_map_release(&dq->map);
+	free(dq);
+	qp->dp = NULL;
+}
+
+static struct eng_dp_cq *cq_ring_new(uint32_t cqe)
+{
+	struct eng_dp_cq *dc = calloc(1, sizeof(*dc));
+	uint32_t n = eng_dp_cq_entries(cqe);
+
+	if (!dc)
+		return NULL;
+	dc->map.pending_fd = -1;
+	if (map_create("podverbs-cq", eng_dp_ring_bytes(n,
+			sizeof(struct pv_cqe)), &dc->map) < 0) {
+		free(dc);
+		return NULL;
+	}
+	eng_dp_ring_init(&dc->ring, dc->map.base, n, sizeof(struct pv_cqe));
+	return dc;
+}
+
+int eng_op_cq_map(struct eng_req *r)
+{
+	const struct pv_ipc_handle *in = r->in;
+	struct eng_cq *cq = eng_obj_get(r->c, in->handle, PV_OBJ_CQ);
+
+	if (!cq)
+		return -EINVAL;
+	if (!cq->dp) {
+		cq->dp = cq_ring_new(cq->cqe);
+		if (!cq->dp)
+			return -ENOMEM;
+	}
+	return map_reply(r, &cq->dp->map, 0, 0);
+}
+
+void eng_dp_cq_free(struct eng_cq *cq)
+{
+	if (!cq->dp)
+		return;
+	eng_dp_map_release(&cq->dp->map);
+	free(cq->dp);
+	cq->dp = NULL;
+}
+
+int eng_dp_cq_resize(struct eng_cq *cq, uint32_t cqe)
+{
+	struct eng_dp_cq *old = cq->dp, *nw;
+	uint32_t cons, pending;
+
+	if (!old)
+		return 0;
+	cons = __atomic_load_n(&old->ring.hdr->cons, __ATOMIC_ACQUIRE);
+	pending = old->ring.own - cons;
+	if (pending > old->ring.mask + 1)
+		pending = 0;	/* a lying consumer loses its CQEs */
+	if (pending > cqe)
+		return -EINVAL;	/* ibv_resize_cq(3): can't hold them */
+	nw = cq_ring_new(cqe);
+	if (!nw)
+		return -ENOMEM;
+	/* Unpolled CQEs move over in order; the client maps the new ring
+	 * (CQ_MAP) before it polls again. */
+	for (uint32_t i = 0; i < pending; i++) {
+		memcpy(eng_dp_ring_entry(&nw->ring, nw->ring.own),
+		       eng_dp_ring_entry(&old->ring, cons + i),
+		       sizeof(struct pv_cqe));
+		eng_dp_ring_produce(&nw->ring);
+	}
+	nw->ring.hdr->arm = __atomic_load_n(&old->ring.hdr->arm,
+					    __ATOMIC_ACQUIRE);
+	nw->error = old->error;
+	nw->ring.hdr->overflow = old->ring.hdr->overflow;
+	eng_dp_cq_free(cq);
+	cq->dp = nw;
+	return 0;
+}
+
+static struct eng_dp_srq *srq_ring_new(const struct eng_srq *srq)
+{
+	struct eng_dp_srq *ds = calloc(1, sizeof(*ds));
+	uint32_t n, esz;
+
+	if (!ds)
+		return NULL;
+	ds->map.pending_fd = -1;
+	eng_dp_rq_geom(srq->max_wr, srq->max_sge, &n, &esz);
+	if (map_create("podverbs-srq", eng_dp_ring_bytes(n, esz),
+		       &ds->map) < 0) {
+		free(ds);
+		return NULL;
+	}
+	eng_dp_ring_init(&ds->ring, ds->map.base, n, esz);
+	return ds;
+}
+
+int eng_op_srq_map(struct eng_req *r)
+{
+	const struct pv_ipc_handle *in = r->in;
+	struct eng_srq *srq = eng_obj_get(r->c, in->handle, PV_OBJ_SRQ);
+
+	if (!srq)
+		return -EINVAL;
+	if (!srq->dp) {
+		srq->dp = srq_ring_new(srq);
+		if (!srq->dp)
+			return -ENOMEM;
+	}
+	return map_reply(r, &srq->dp->map, 0, 0);
+}
+
+void eng_dp_srq_free(struct eng_srq *srq)
+{
+	if (!srq->dp)
+		return;
+	eng_dp_map_release(&srq->dp->map);
+	free(srq->dp);
+	srq->dp = NULL;
+}

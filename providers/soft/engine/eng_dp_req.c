@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The requester: takes send WQEs off a QP's SQ ring in order, checks
+ * the local side (lkeys, PD, bounds, rights, lengths), finds the
+ * destination QP on this engine and hands the message to the responder,
+ * then completes the WQE.  Delivery is synchronous, so a WQE is only
+ * ever "in flight" while it waits on a timer: RNR (no receive posted at
+ * the RC peer) or the transport timer (RC peer unreachable).  Either
+ * retries the same WQE from scratch when the timer fires.
+ */
+#include <string.h>
+
+#include "providers/soft/engine/eng_dp.h"
+#include "providers/soft/engine/eng_ibv.h"
+#include "providers/soft/engine/eng_log.h"
+#include "providers/soft/engine/eng_port.h"
+#include "providers/soft/engine/eng_stats.h"
+
+#define WR_RDMA_READ		4
+#define WR_ATOMIC_CMP_AND_SWP	5
+#define SEND_SIGNALED		2u
+#define SEND_INLINE		8u
+
+#define WC_SUCCESS		0
+#define WC_LOC_LEN_ERR		1
+#define WC_LOC_QP_OP_ERR	2
+#define WC_LOC_PROT_ERR		4
+#define WC_REM_INV_REQ_ERR	9
+#define WC_REM_ACCESS_ERR	10
+#define WC_REM_OP_ERR		11
+#define WC_RETRY_EXC_ERR	12
+#define WC_RNR_RETRY_EXC_ERR	13
+
+#define ST_WAIT			(-1)	/* WQE stays; a timer is armed */
+#define MAX_MSG			(1ull << 31)	/* port max_msg_sz */
+#define RNR_INFINITE		7
+#define WQES_PER_PASS		32
+#define INFINITE_RECHECK_NS	(10ull * 1000 * 1000)
+
+static bool dev_has_gid(const struct eng_dev *d, const uint8_t gid[16])
+{
+	for (uint32_t i = 0; i < d->gid_count; i++)
+		if (memcmp(d->gid[i].gid, gid, 16) == 0)
+			return true;
+	return false;
+}
+
+/* P_Keys match when their base values are equal and at least one is a
+ * full member (IBA 10.9.3). */
+static bool pkeys_match(uint16_t a, uint16_t b)
+{
+	return (a & 0x7fff) == (b & 0x7fff) && ((a | b) & 0x8000);
+}
+
+static struct eng_dev *dest_dev(struct eng *e, struct eng_dp_qp *dq,
+				const uint8_t dgid[16])
+{
+	struct eng_dev *d = NULL;
+
+	if (dq->dest_dev_id) {
+		d = eng_dev_by_id(e, dq->dest_dev_id);
+		if (d && !dev_has_gid(d, dgid))
+			d = NULL;
+	}
+	for (uint32_t i = e->devs.min; !d && i < e->devs.cap; i++) {
+		struct eng_dev *x = e->devs.slot[i];
+
+		if (x && dev_has_gid(x, dgid))
+			d = x;
+	}
+	if (d)
+		dq->dest_dev_id = d->id;
+	return d;
+}
+
+struct eng_qp *eng_dp_find_dest(struct eng *e, struct eng_dp_qp *dq,
+				const uint8_t dgid[16], uint32_t qpn)
+{
+	struct eng_dev *own = dq->qp->o.conn->dev;
+	struct eng_dev *d = dest_dev(e, dq, dgid);
+	struct eng_qp *dst;
+
+	if (!d || !own || d->port_state != PV_PORT_ACTIVE ||
+	    own->port_state != PV_PORT_ACTIVE) {
+		eng_stat_inc(dp_drops_no_dest);
+		return NULL;
+	}
+	if (!pkeys_match(d->pkey, own->pkey)) {
+		eng_stat_inc(dp_drops_pkey);
+		return NULL;
+	}
+	dst = eng_idtab_get(&d->qps, qpn & 0xffffff);
+	/* A QP receives from RTR on; RESET/INIT/ERR ones drop packets. */
+	if (!dst || dst->state < ENG_QPS_RTR || dst->state == ENG_QPS_ERR ||
+	    dst->init.qp_type != dq->qp->init.qp_type) {
+		eng_stat_inc(dp_drops_no_dest);
+		return NULL;
+	}
+	return dst;
+}
+
+/* The local side of a WQE as segments; returns a WC status. */
+static int local_segs(struct eng_qp *qp, const struct pv_send_wqe *w,
+		      const uint8_t *ring_wqe, struct eng_seg *segs,
+		      uint32_t *nsegs, uint64_t *len)
+{
+	const struct pv_wqe_sge *sge = (const void *)(ring_wqe + sizeof(*w));
+	uint32_t access = w->opcode >= WR_RDMA_READ ? ENG_ACCESS_LOCAL_WRITE
+						    : 0;
+
+	*nsegs = 0;
+	*len = 0;
+	if (w->send_flags & SEND_INLINE) {
+		segs[0] = (struct eng_seg){ .ptr = (uint8_t *)sge,
+					    .len = w->inline_len };
+		*nsegs = w->inline_len ? 1 : 0;
+		*len = w->inline_len;
+		return WC_SUCCESS;
+	}
+	for (uint32_t i = 0; i < w->num_sge; i++) {
+		struct pv_wqe_sge s;
+		struct eng_mr *mr;
+
+		/* The ring is the client's memory: read each SGE once. */
+		memcpy(&s, &sge[i], sizeof(s));
+		if (!s.length)
+			continue;
+		mr = eng_dp_mr_find(qp->o.conn->dev, s.lkey, qp->pd, s.addr,
+				    s.length, access);
+		if (!mr)
+			return WC_LOC_PROT_ERR;
+		eng_dp_mr_seg(mr, s.addr, s.length, &segs[(*nsegs)++]);
+		*len += s.length;
+	}
+	return *len > MAX_MSG ? WC_LOC_LEN_ERR : WC_SUCCESS;
+}
+
+static int rnr_wait(struct eng_dp_qp *dq, const struct eng_qp *dst)
+{
+	uint8_t limit = dq->qp->attr.rnr_retry;
+
+	eng_stat_inc(dp_rnr_naks);
+	if (limit != RNR_INFINITE && dq->rnr_tries >= limit)
+		return WC_RNR_RETRY_EXC_ERR;
+	dq->rnr_tries++;
+	dq->timer_kind = ENG_DP_TIMER_RNR;
+	dq->timer_at = eng_dp_now_ns() + eng_dp_rnr_ns(dst->attr.min_rnr_timer);
+	return ST_WAIT;
+}
+
+/* RC: nothing answered; wait one transport timeout, retry_cnt times. */
+static int retry_wait(struct eng_dp_qp *dq)
+{
+	uint64_t t = eng_dp_ack_timeout_ns(dq->qp->attr.timeout);
+
+	if (t && dq->retry_tries >= dq->qp->attr.retry_cnt)
+		return WC_RETRY_EXC_ERR;
+	if (t)
+		dq->retry_tries++;
+	dq->timer_kind = ENG_DP_TIMER_RETRY;
+	dq->timer_at = eng_dp_now_ns() + (t ? t : INFINITE_RECHECK_NS);
+	return ST_WAIT;
+}
+
+/* UD addressing: AH, qkey (IBA 10.2.5: a high bit set in the WR's qkey
+ * means "use the QP's"), path MTU.  Returns a WC status; *dst NULL means
+ * the datagram is silently lost. */
+static int ud_dest(struct eng *e, struct eng_dp_qp *dq,
+		   const struct pv_send_wqe *w, uint64_t len,
+		   struct eng_dp_msg *m, struct eng_qp **dst)
+{
+	struct eng_qp *qp = dq->qp;
+	struct eng_dev *own = qp->o.conn->dev;
+	struct eng_ah *ah = eng_obj_get(qp->o.conn, w->ah_handle, PV_OBJ_AH);
+	uint32_t qkey;
+
+	*dst = NULL;
+	if (!ah || ah->pd != qp->pd || ah->attr.sgid_index >= own->gid_count)
+		return WC_LOC_QP_OP_ERR;
+	if (len > eng_port_mtu_bytes(own->active_mtu))
+		return WC_LOC_LEN_ERR;
+	m->sgid = own->gid[ah->attr.sgid_index].gid;
+	m->dgid = ah->attr.dgid;
+	m->traffic_class = ah->attr.traffic_class;
+	m->hop_limit = ah->attr.hop_limit;
+	m->flow_label = ah->attr.flow_label;
+	qkey = (w->remote_qkey & 0x80000000u) ? qp->attr.qkey : w->remote_qkey;
+	*dst = eng_dp_find_dest(e, dq, ah->attr.dgid, w->remote_qpn);
+	if (*dst && (*dst)->attr.qkey != qkey) {
+		eng_stat_inc(dp_drops_qkey);
+		*dst = NULL;
+	}
+	return WC_SUCCESS;
+}
+
+static int rc_status(int rc)
+{
+	switch (rc) {
+	case ENG_DP_NAK_INV:	return WC_REM_INV_REQ_ERR;
+	case ENG_DP_NAK_ACCESS:	return WC_REM_ACCESS_ERR;
+	case ENG_DP_NAK_OP:	return WC_REM_OP_ERR;
+	}
+	return WC_SUCCESS;
+}
+
+/* Executes one WQE; returns a WC status or ST_WAIT. */
+static int req_exec(struct eng *e, struct eng_dp_qp *dq,
+		    const struct pv_send_wqe *w, const uint8_t *ring_wqe,
+		    uint64_t *ret_len)
+{
+	struct eng_seg segs[256];
+	struct eng_qp *qp = dq->qp, *dst;
+	struct eng_dp_msg m = { .src = qp, .opcode = w->opcode,
+				.send_flags = w->send_flags,
+				.imm_data = w->imm_data,
+				.remote_addr = w->remote_addr, .rkey = w->rkey,
+				.compare_add = w->compare_add, .swap = w->swap };
+	uint64_t orig = 0;
+	uint32_t n;
+	int st, rc;
+
+	st = local_segs(qp, w, ring_wqe, segs, &n, ret_len);
+	if (st != WC_SUCCESS)
+		return st;
+	if (w->opcode >= WR_ATOMIC_CMP_AND_SWP && *ret_len < 8)
+		return WC_LOC_LEN_ERR;
+	m.len = w->opcode >= WR_ATOMIC_CMP_AND_SWP ? 8 : (uint32_t)*ret_len;
+	m.segs = segs;
+	m.nsegs = n;
+	if (qp->init.qp_type == ENG_QPT_UD) {
+		st = ud_dest(e, dq, w, *ret_len, &m, &dst);
+		if (st != WC_SUCCESS || !dst)
+			return st;
+	} else {
+		dst = eng_dp_find_dest(e, dq, qp->attr.ah_attr.dgid,
+				       qp->attr.dest_qp_num);
+		if (dst && dst->attr.dest_qp_num != qp->qp_num)
+			dst = NULL;	/* not connected to us */
+		if (!dst)
+			return qp->init.qp_type == ENG_QPT_RC ?
+			       retry_wait(dq) : WC_SUCCESS;
+	}
+	rc = eng_dp_resp_deliver(e, dst, &m, segs, n, &orig);
+	if (rc == ENG_DP_RNR)
+		return rnr_wait(dq, dst);
+	if (rc == ENG_DP_OK && w->opcode >= WR_ATOMIC_CMP_AND_SWP) {
+		struct eng_seg o = { .ptr = (uint8_t *)&orig, .len = 8 };
+
+		if (eng_dp_copy(segs, n, &o, 1, 8) < 0)
+			return WC_LOC_PROT_ERR;
+	}
+	return rc_status(rc);
+}
+
+static void req_complete(struct eng *e, struct eng_qp *qp,
+			 const struct pv_send_wqe *w, int st, uint64_t len)
+{
+	struct pv_cqe cqe = {
+		.wr_id = w->wr_id, .status = (uint32_t)st,
+		.opcode = eng_dp_wc_opcode(w->opcode),
+		.byte_len = (uint32_t)len, .qp_num = qp->qp_num,
+	};
+
+	if (st == WC_SUCCESS && !(w->send_flags & SEND_SIGNALED) &&
+	    !qp->init.sq_sig_all)
+		return;
+	eng_dp_cqe_push(e, qp->send_cq, &cqe, false);
+}
+
+/* Runs one WQE at the ring's head; false when it must wait. */
+static bool req_one(struct eng *e, struct eng_dp_qp *dq)
+{
+	struct eng_qp *qp = dq->qp;
+	const uint8_t *ring_wqe = eng_dp_ring_entry(&dq->sq, dq->sq.own);
+	struct pv_send_wqe w;
+	uint64_t len = 0;
+	int st;
+
+	memcpy(&w, ring_wqe, sizeof(w));
+	if (eng_dp_send_wqe_check(&w, qp->init.qp_type, &qp->init.cap,
+				  dq->sq.esz) < 0) {
+		eng_dp_qp_fatal(e, qp);
+		return false;
+	}
+	st = req_exec(e, dq, &w, ring_wqe, &len);
+	if (st == ST_WAIT)
+		return false;
+	dq->timer_kind = ENG_DP_TIMER_NONE;
+	dq->timer_at = 0;
+	dq->rnr_tries = dq->retry_tries = 0;
+	eng_stat_inc(dp_wqes);
+	req_complete(e, qp, &w, st, len);
+	eng_dp_ring_consume(&dq->sq);
+	if (st != WC_SUCCESS) {
+		eng_dbg("client %u: QP %u: WQE failed with status %d",
+			qp->o.conn->id, qp->qp_num, st);
+		eng_dp_qp_error(e, qp);
+		return false;
+	}
+	return true;
+}
+
+bool eng_dp_req_run(struct eng *e, struct eng_dp_qp *dq)
+{
+	struct eng_qp *qp = dq->qp;
+	bool did = false;
+
+	if (!qp->o.conn->dev)
+		return false;	/* device deleted: nothing moves */
+	if (qp->state == ENG_QPS_ERR)
+		return eng_dp_flush(e, qp);
+	if (qp->state != ENG_QPS_RTS)
+		return false;
+	if (dq->timer_kind != ENG_DP_TIMER_NONE &&
+	    eng_dp_now_ns() < dq->timer_at)
+		return false;
+	for (int i = 0; i < WQES_PER_PASS; i++) {
+		int n = eng_dp_ring_avail(&dq->sq);
+
+		if (n < 0) {
+			eng_dp_qp_fatal(e, qp);
+			return true;
+		}
+		if (n == 0 || !req_one(e, dq))
+			break;
+		did = true;
+	}
+	return did || qp->state == ENG_QPS_ERR;
+}

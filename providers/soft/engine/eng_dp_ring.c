@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Ring geometry, counters and work-request validation (pure: no I/O).
+ * The application owns one counter of each ring; the engine reads it
+ * once per look and rejects values no honest producer can make.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "providers/soft/engine/eng_dp.h"
+
+/* enum ibv_wr_opcode and ibv_send_flags values used here. */
+#define WR_RDMA_WRITE		0
+#define WR_RDMA_WRITE_WITH_IMM	1
+#define WR_SEND			2
+#define WR_SEND_WITH_IMM	3
+#define WR_RDMA_READ		4
+#define WR_ATOMIC_CMP_AND_SWP	5
+#define WR_ATOMIC_FETCH_AND_ADD	6
+#define SEND_INLINE		8u
+
+/* Every IBV_QPT_* value this file knows: RC 2, UC 3, UD 4. */
+#define QPT_RC	2
+#define QPT_UC	3
+#define QPT_UD	4
+
+uint32_t eng_dp_pow2(uint32_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v && p < (1u << 31))
+		p <<= 1;
+	return p;
+}
+
+void eng_dp_sq_geom(const struct pv_ipc_qp_cap *cap, uint32_t *num,
+		    uint32_t *esz)
+{
+	uint32_t body = cap->max_send_sge * sizeof(struct pv_wqe_sge);
+
+	if (cap->max_inline_data > body)
+		body = cap->max_inline_data;
+	*num = eng_dp_pow2(cap->max_send_wr ? cap->max_send_wr : 1);
+	*esz = eng_dp_pow2(sizeof(struct pv_send_wqe) + body);
+}
+
+void eng_dp_rq_geom(uint32_t max_wr, uint32_t max_sge, uint32_t *num,
+		    uint32_t *esz)
+{
+	*num = eng_dp_pow2(max_wr ? max_wr : 1);
+	*esz = eng_dp_pow2(sizeof(struct pv_recv_wqe) +
+			   max_sge * sizeof(struct pv_wqe_sge));
+}
+
+uint32_t eng_dp_cq_entries(uint32_t cqe)
+{
+	return eng_dp_pow2(cqe + 1);
+}
+
+size_t eng_dp_ring_bytes(uint32_t num, uint32_t esz)
+{
+	size_t n = sizeof(struct pv_ring_hdr) + (size_t)num * esz;
+
+	return (n + PV_CACHELINE - 1) & ~(size_t)(PV_CACHELINE - 1);
+}
+
+void eng_dp_ring_init(struct eng_ring *r, void *mem, uint32_t num,
+		      uint32_t esz)
+{
+	struct pv_ring_hdr *h = mem;
+
+	memset(h, 0, sizeof(*h));
+	h->magic = PV_RING_MAGIC;
+	h->version = PV_RING_VERSION;
+	h->entry_size = esz;
+	h->num_entries = num;
+	h->entries_off = sizeof(*h);
+	r->hdr = h;
+	r->ents = (uint8_t *)mem + sizeof(*h);
+	r->mask = num - 1;
+	r->esz = esz;
+	r->own = 0;
+}
+
+int eng_dp_ring_avail(const struct eng_ring *r)
+{
+	uint32_t prod = __atomic_load_n(&r->hdr->prod, __ATOMIC_ACQUIRE);
+	uint32_t n = prod - r->own;
+
+	return n > r->mask + 1 ? -EPROTO : (int)n;
+}
+
+void *eng_dp_ring_entry(const struct eng_ring *r, uint32_t counter)
+{
+	return r->ents + (size_t)(counter & r->mask) * r->esz;
+}
+
+void eng_dp_ring_consume(struct eng_ring *r)
+{
+	r->own++;
+	__atomic_store_n(&r->hdr->cons, r->own, __ATOMIC_RELEASE);
+}
+
+int eng_dp_ring_space(const struct eng_ring *r)
+{
+	uint32_t cons = __atomic_load_n(&r->hdr->cons, __ATOMIC_ACQUIRE);
+	uint32_t used = r->own - cons;
+
+	return used > r->mask + 1 ? -EPROTO : (int)(r->mask + 1 - used);
+}
+
+void eng_dp_ring_produce(struct eng_ring *r)
+{
+	r->own++;
+	__atomic_store_n(&r->hdr->prod, r->own, __ATOMIC_RELEASE);
+}
+
+static bool opcode_ok(uint32_t op, uint32_t qp_type)
+{
+	switch (op) {
+	case WR_SEND:
+	case WR_SEND_WITH_IMM:
+		return true;
+	case WR_RDMA_WRITE:
+	case WR_RDMA_WRITE_WITH_IMM:
+		return qp_type == QPT_RC || qp_type == QPT_UC;
+	case WR_RDMA_READ:
+	case WR_ATOMIC_CMP_AND_SWP:
+	case WR_ATOMIC_FETCH_AND_ADD:
+		return qp_type == QPT_RC;
+	}
+	return false;
+}
+
+int eng_dp_send_wqe_check(const struct pv_send_wqe *w, uint32_t qp_type,
+			  const struct pv_ipc_qp_cap *cap, uint32_t esz)
+{
+	uint64_t body;
+
+	if (!opcode_ok(w->opcode, qp_type))
+		return -EINVAL;
+	if (w->send_flags & SEND_INLINE) {
+		/* Inline data makes no sense for reads and atomics. */
+		if (w->opcode >= WR_RDMA_READ ||
+		    w->inline_len > cap->max_inline_data)
+			return -EINVAL;
+		body = w->inline_len;
+	} else {
+		if (w->num_sge > cap->max_send_sge)
+			return -EINVAL;
+		body = (uint64_t)w->num_sge * sizeof(struct pv_wqe_sge);
+	}
+	return sizeof(*w) + body <= esz ? 0 : -EINVAL;
+}
+
+int eng_dp_recv_wqe_check(const struct pv_recv_wqe *w, uint32_t max_sge,
+			  uint32_t esz)
+{
+	if (w->num_sge > max_sge ||
+	    sizeof(*w) + (uint64_t)w->num_sge * sizeof(struct pv_wqe_sge) > esz)
+		return -EINVAL;
+	return 0;
+}
