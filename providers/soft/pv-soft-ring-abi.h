@@ -154,7 +154,11 @@ _Static_assert(sizeof(struct pv_cqe) == 64, "pv_cqe size");
 /* How a registered region reaches the engine: MR_REG may carry one fd (a
  * memfd backing the region's pages, mapped by the engine; the region
  * starts at byte fd_offset of it).  Without an fd the engine moves bytes
- * with process_vm_readv/writev on the registering process. */
+ * with process_vm_readv/writev on the registering process.
+ * The engine seals the memfd with F_SEAL_SHRINK before mapping it (a
+ * client shrinking it would fault the engine), so create it with
+ * MFD_ALLOW_SEALING; a memfd the engine cannot seal is not mapped and the
+ * MR falls back to process_vm (correct, slower). */
 struct pv_ipc_mr_backing {
 	uint64_t fd_offset;
 	uint32_t has_fd;
