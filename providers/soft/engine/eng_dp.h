@@ -100,6 +100,8 @@ struct eng_dp_sched {
 	struct eng_list ctxs;		/* struct eng_dp_ctx */
 	uint64_t last_work_ns;
 	bool idle_set;			/* engine_idle stored in the pages */
+	uint64_t nospin_until_ns;	/* spinning suspended (contention) */
+	uint64_t backoff_ns;		/* current suspension length */
 };
 
 /* ---- eng_dp_ring.c (pure) ---- */

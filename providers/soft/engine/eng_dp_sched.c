@@ -13,6 +13,13 @@
  * rings the doorbell eventfd), and blocks in epoll until a doorbell, a
  * request or the earliest RNR/transport timer.  An idle engine makes no
  * system calls.
+ *
+ * Spinning only pays when a CPU is free for it.  When applications
+ * busy-poll on every core, a yielding engine gets the CPU back only at
+ * the next scheduler tick (up to 10 ms later), which is far worse than
+ * sleeping and being woken by a doorbell.  So a yield that took longer
+ * than ENG_DP_STARVED_NS suspends spinning, for 10 ms at first and
+ * doubling up to 1 s while contention lasts.
  */
 #include <sched.h>
 #include <stdlib.h>
@@ -20,6 +27,10 @@
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_stats.h"
+
+#define ENG_DP_STARVED_NS	(300ull * 1000)
+#define ENG_DP_BACKOFF_MIN_NS	(10ull * 1000 * 1000)
+#define ENG_DP_BACKOFF_MAX_NS	(1000ull * 1000 * 1000)
 
 struct eng_dp_sched *eng_dp_sched_get(struct eng *e)
 {
@@ -88,6 +99,26 @@ static int64_t next_timer(struct eng_dp_sched *s, uint64_t now)
 	return best > now ? (int64_t)(best - now) : 0;
 }
 
+/* Yields between spin passes and notices when the CPU is contended. */
+static void spin_yield(struct eng_dp_sched *s, uint64_t now)
+{
+	uint64_t after;
+
+	/* Contention long over: start again from the shortest backoff. */
+	if (s->backoff_ns && now > s->nospin_until_ns + 4 * s->backoff_ns)
+		s->backoff_ns = 0;
+	sched_yield();
+	after = eng_dp_now_ns();
+	if (after - now < ENG_DP_STARVED_NS)
+		return;
+	s->backoff_ns = s->backoff_ns ? s->backoff_ns * 2
+				      : ENG_DP_BACKOFF_MIN_NS;
+	if (s->backoff_ns > ENG_DP_BACKOFF_MAX_NS)
+		s->backoff_ns = ENG_DP_BACKOFF_MAX_NS;
+	s->nospin_until_ns = after + s->backoff_ns;
+	eng_stat_inc(dp_spin_backoffs);
+}
+
 int64_t eng_dp_wait_ns(struct eng *e)
 {
 	struct eng_dp_sched *s = e->dp;
@@ -96,8 +127,9 @@ int64_t eng_dp_wait_ns(struct eng *e)
 	if (!s || (eng_list_empty(&s->qps) && eng_list_empty(&s->ctxs)))
 		return -1;
 	now = eng_dp_now_ns();
-	if (now - s->last_work_ns < eng_lim.dp_spin_us * 1000) {
-		sched_yield();
+	if (now - s->last_work_ns < eng_lim.dp_spin_us * 1000 &&
+	    now >= s->nospin_until_ns) {
+		spin_yield(s, now);
 		return 0;
 	}
 	set_idle(s, 1);

@@ -42,7 +42,7 @@
 	X(max_mr_size_mb, 4096, 1, 1048576, "MiB per MR")		\
 	X(max_msgs_per_wakeup, 64, 1, 4096,				\
 	  "requests served from one client before others get a turn") \
-	X(dp_spin_us, 50, 0, 1000000,					\
+	X(dp_spin_us, 30, 0, 1000000,					\
 	  "data path: microseconds of polling after the last work "	\
 	  "before the engine sleeps")
 

@@ -44,7 +44,8 @@
 	X(dp_drops_qkey)		\
 	X(dp_mr_mapped)			\
 	X(dp_mr_pvm)			\
-	X(dp_sleeps)
+	X(dp_sleeps)			\
+	X(dp_spin_backoffs)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,
