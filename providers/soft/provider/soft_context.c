@@ -21,6 +21,13 @@ static void install_data_path(struct ibv_context_ops *o)
 	o->req_notify_cq = soft_arm_cq;
 }
 
+static bool poll_yield_wanted(void)
+{
+	const char *e = getenv("PODVERBS_POLL_YIELD");
+
+	return !(e && strcmp(e, "0") == 0);
+}
+
 int soft_open_context(struct pv_context *ctx)
 {
 	struct pv_ipc_dev_ref ref = { .dev_id = ctx->dev->dev_id };
@@ -46,6 +53,7 @@ int soft_open_context(struct pv_context *ctx)
 		goto err_close_fds;
 	}
 	sc->doorbell_fd = -1;
+	sc->poll_yield = poll_yield_wanted();
 	ret = soft_ctx_map(sc);
 	if (ret < 0 && ret != -EOPNOTSUPP)
 		goto err_close_fds;

@@ -23,6 +23,7 @@
  * PODVERBS_MR_SHARE=0 turns conversion off (every MR falls back).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,10 +149,15 @@ static struct share_ent *convert(uintptr_t start, size_t len)
 
 	if (!e)
 		return NULL;
-	e->fd = memfd_create(SOFT_MR_MEMFD_NAME, MFD_CLOEXEC);
+	e->fd = memfd_create(SOFT_MR_MEMFD_NAME,
+			     MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (e->fd < 0)
 		goto err_free;
-	if (ftruncate(e->fd, (off_t)len) < 0 || fstat(e->fd, &st) < 0 ||
+	/* Sealed against resizing: the engine maps it and must never find
+	 * its pages truncated under it (it refuses an unsealable fd). */
+	if (ftruncate(e->fd, (off_t)len) < 0 ||
+	    fcntl(e->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0 ||
+	    fstat(e->fd, &st) < 0 ||
 	    copy_in(e->fd, (const char *)start, len) < 0)
 		goto err_close_fd;
 	p = mmap((void *)start, len, PROT_READ | PROT_WRITE,

@@ -11,6 +11,8 @@
  * ERROR still accepts WRs, which it flushes (IBA 10.8.3.2).
  */
 #include <errno.h>
+#include <sched.h>
+#include <time.h>
 
 #include "providers/soft/provider/soft_provider.h"
 
@@ -42,6 +44,37 @@ static int check_send_state(const struct ibv_qp *qp)
 		return 0;
 	default:
 		return -EINVAL;
+	}
+}
+
+/* A ring that looks full may only be waiting for the engine to store
+ * cons: it retires a WQE right around the completion the app just polled
+ * (and on a busy 2-core node it can be preempted in between).  Before
+ * failing with ENOMEM, give it a moment, yielding the CPU it needs. */
+#define SOFT_FULL_WAIT_NS 200000
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Reloads cons until the ring has room; false after the grace period. */
+bool soft_ring_wait_space(const struct soft_ring *r, uint32_t *cons)
+{
+	uint64_t deadline = 0;
+
+	for (;;) {
+		*cons = __atomic_load_n(&r->hdr->cons, __ATOMIC_ACQUIRE);
+		if (soft_ring_space(r->num_entries, r->head, *cons))
+			return true;
+		if (!deadline)
+			deadline = now_ns() + SOFT_FULL_WAIT_NS;
+		else if (now_ns() > deadline)
+			return false;
+		sched_yield();
 	}
 }
 
@@ -80,14 +113,10 @@ int soft_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	start = d->sq.head;
 	cons = __atomic_load_n(&d->sq.hdr->cons, __ATOMIC_ACQUIRE);
 	for (; wr; wr = wr->next) {
-		if (!soft_ring_space(d->sq.num_entries, d->sq.head, cons)) {
-			cons = __atomic_load_n(&d->sq.hdr->cons,
-					       __ATOMIC_ACQUIRE);
-			if (!soft_ring_space(d->sq.num_entries, d->sq.head,
-					     cons)) {
-				ret = -ENOMEM;
-				break;
-			}
+		if (!soft_ring_space(d->sq.num_entries, d->sq.head, cons) &&
+		    !soft_ring_wait_space(&d->sq, &cons)) {
+			ret = -ENOMEM;
+			break;
 		}
 		ret = soft_encode_send(&lim, wr,
 				       soft_ring_slot(&d->sq, d->sq.head));
@@ -115,7 +144,8 @@ static int post_recv_ring(struct soft_ctx *sc, struct soft_ring *r,
 	start = r->head;
 	cons = __atomic_load_n(&r->hdr->cons, __ATOMIC_ACQUIRE);
 	for (; wr; wr = wr->next) {
-		if (!soft_ring_space(r->num_entries, r->head, cons)) {
+		if (!soft_ring_space(r->num_entries, r->head, cons) &&
+		    !soft_ring_wait_space(r, &cons)) {
 			ret = -ENOMEM;
 			break;
 		}

@@ -40,6 +40,7 @@ struct soft_ctx {
 	atomic_bool dead;
 	atomic_bool fatal_reported;
 	atomic_uint liveness_tick;	/* rate-limits soft_ctx_check_alive */
+	bool poll_yield;		/* sched_yield on an empty poll */
 };
 
 static inline struct soft_ctx *soft_ctx_of(struct pv_context *ctx)
@@ -173,7 +174,9 @@ int soft_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr);
 int soft_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
 int soft_arm_cq(struct ibv_cq *cq, int solicited_only);
-/* Shared by post paths and the ibv_wr_* builders. */
+/* Shared by post paths and the ibv_wr_* builders.  wait_space reloads
+ * cons until the producer ring r has room (false after a short grace). */
+bool soft_ring_wait_space(const struct soft_ring *r, uint32_t *cons);
 int soft_sq_limits_of(struct pv_qp *qp, struct soft_sq_limits *lim);
 
 /* soft_cq_ex.c: the extended CQ's poll functions; -EOPNOTSUPP for

@@ -74,8 +74,13 @@ static struct pv_send_wqe *begin(struct ibv_qp_ex *x, enum ibv_wr_opcode op)
 	}
 	cons = __atomic_load_n(&d->sq.hdr->cons, __ATOMIC_ACQUIRE);
 	if (!soft_ring_space(d->sq.num_entries, d->wr_prod, cons)) {
-		fail(d, ENOMEM);
-		return NULL;
+		struct soft_ring pending = d->sq;
+
+		pending.head = d->wr_prod;
+		if (!soft_ring_wait_space(&pending, &cons)) {
+			fail(d, ENOMEM);
+			return NULL;
+		}
 	}
 	w = soft_ring_slot(&d->sq, d->wr_prod++);
 	memset(w, 0, sizeof(*w));
