@@ -15,6 +15,12 @@
  * than the ring, or an entry with out-of-range fields, moves the QP to the
  * error state (and counts it) instead of being followed.
  *
+ * Slot reuse: the engine stores cons past a work request (SQ, RQ, SRQ)
+ * before it writes that request's completion, so an application that
+ * reposts as soon as it polls a completion (perftest does, at exactly the
+ * queue depth) always finds the slot free.  (The provider tolerates a
+ * late store with a short grace wait before reporting ENOMEM.)
+ *
  * Doorbells: each context has one eventfd and one shared page
  * (struct pv_ctx_page).  The engine sets engine_idle before it blocks; a
  * producer that finds engine_idle set after publishing prod writes the
