@@ -1,0 +1,12 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Debian's unmodified perftest ib_read_bw and ib_read_lat between two pods
+# on one engine, over our libibverbs: every message size (-a, 2 B .. 8 MiB),
+# one QP and four (-q 4, bandwidth only); iteration counts kept small.
+. "$PV_ROOT/tests/compat/perftest_common.inc"
+need_cmd ib_read_bw ib_read_lat
+
+pt_case ib_read_bw read-bw-all 23 -a -n 200
+pt_case ib_read_bw read-bw-all-4qp 23 -a -n 200 -q 4
+pt_case ib_read_lat read-lat-all 23 -a -n 200
+pairs_done

@@ -1,0 +1,12 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Debian's unmodified perftest ib_write_bw and ib_write_lat between two pods
+# on one engine, over our libibverbs: every message size (-a, 2 B .. 8 MiB),
+# one QP and four (-q 4, bandwidth only); iteration counts kept small.
+. "$PV_ROOT/tests/compat/perftest_common.inc"
+need_cmd ib_write_bw ib_write_lat
+
+pt_case ib_write_bw write-bw-all 23 -a -n 200
+pt_case ib_write_bw write-bw-all-4qp 23 -a -n 200 -q 4
+pt_case ib_write_lat write-lat-all 23 -a -n 200
+pairs_done
