@@ -19,6 +19,7 @@ include providers/soft/pvctl/module.mk
 include libverbs/module.mk
 include cni-plugin/module.mk
 include device-plugin/module.mk
+include tests/integration/datapath/module.mk
 include tests/module.mk
 include mk/install.mk
 

@@ -1,0 +1,18 @@
+# tests/integration/datapath: two-sided verbs programs for the data-path
+# integration tests (tests/integration/datapath_*.sh).  Each program is
+# built against include/ and linked to our libibverbs.so.1.
+
+DPT_DIR := $(TESTDIR_B)/integration
+DPT_HARNESS := tests/integration/datapath/dpt.c
+DPT_PROGS := \
+	dpt_rc_ops
+
+# $(call dpt_prog,NAME): $(DPT_DIR)/NAME from NAME.c and the harness.
+define dpt_prog
+$(DPT_DIR)/$(1): $(call objs,tests/integration/datapath/$(1).c $(DPT_HARNESS)) $(LIBIBVERBS)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(BASE_LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIBIBVERBS)
+ALL_TARGETS += $(DPT_DIR)/$(1)
+endef
+$(foreach p,$(DPT_PROGS),$(eval $(call dpt_prog,$(p))))
+HEADERS_CHECK += tests/integration/datapath/dpt.h
