@@ -5,7 +5,9 @@
 DPT_DIR := $(TESTDIR_B)/integration
 DPT_HARNESS := tests/integration/datapath/dpt.c
 DPT_PROGS := \
-	dpt_rc_ops
+	dpt_rc_ops \
+	dpt_atomic \
+	dpt_ud
 
 # $(call dpt_prog,NAME): $(DPT_DIR)/NAME from NAME.c and the harness.
 define dpt_prog
