@@ -65,3 +65,12 @@ ALL_TARGETS += $(ENG_CLIENT)
 
 # The data path's pure pieces (no I/O).
 $(eval $(call unit_test,test_eng_dp,tests/unit/engine/test_eng_dp.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_dp_check.o eng_dp_grh.o eng_dp_ring.o eng_dp_timer.o),))
+
+# Data-path error semantics through our libibverbs (tests/integration/
+# engine_dp.sh runs it in a pod namespace).
+ENG_DP_LOOP := $(TESTDIR_B)/bin/eng-dp-loop
+$(ENG_DP_LOOP): $(call objs,tests/integration/engine_dp/eng_dp_loop.c) $(LIBDIR_B)/libibverbs.so.1
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_LDFLAGS) -o $@ $(filter %.o,$^) $(LIBDIR_B)/libibverbs.so.1
+
+ALL_TARGETS += $(ENG_DP_LOOP)
