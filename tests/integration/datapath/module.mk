@@ -7,7 +7,9 @@ DPT_HARNESS := tests/integration/datapath/dpt.c
 DPT_PROGS := \
 	dpt_rc_ops \
 	dpt_atomic \
-	dpt_ud
+	dpt_ud \
+	dpt_srq \
+	dpt_events
 
 # $(call dpt_prog,NAME): $(DPT_DIR)/NAME from NAME.c and the harness.
 define dpt_prog
