@@ -9,7 +9,11 @@ DPT_PROGS := \
 	dpt_atomic \
 	dpt_ud \
 	dpt_srq \
-	dpt_events
+	dpt_events \
+	dpt_rem_access \
+	dpt_rnr \
+	dpt_local_err \
+	dpt_flush
 
 # $(call dpt_prog,NAME): $(DPT_DIR)/NAME from NAME.c and the harness.
 define dpt_prog
