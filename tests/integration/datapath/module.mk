@@ -13,7 +13,8 @@ DPT_PROGS := \
 	dpt_rem_access \
 	dpt_rnr \
 	dpt_local_err \
-	dpt_flush
+	dpt_flush \
+	dpt_ex_api
 
 # $(call dpt_prog,NAME): $(DPT_DIR)/NAME from NAME.c and the harness.
 define dpt_prog
