@@ -99,6 +99,8 @@ static void dpt_open(struct dpt_side *s, const char *netns)
 	struct ibv_port_attr pa;
 	int fd, n;
 
+	s->home_netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	CHECK(s->home_netns >= 0, "open own netns: %s", strerror(errno));
 	fd = open(netns, O_RDONLY | O_CLOEXEC);
 	CHECK(fd >= 0, "open %s: %s", netns, strerror(errno));
 	CHECK(setns(fd, CLONE_NEWNET) == 0, "setns %s: %s", netns,

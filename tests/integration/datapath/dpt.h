@@ -35,6 +35,7 @@ struct dpt_side {
 	char name;		/* 'A' (parent) or 'B' (child) */
 	int sock;		/* to the other side */
 	pid_t peer_pid;		/* A only: B's pid */
+	int home_netns;		/* fd of the namespace the program started in */
 	int argc;		/* the program's extra arguments */
 	char **argv;
 	struct ibv_context *ctx;

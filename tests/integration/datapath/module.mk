@@ -14,7 +14,9 @@ DPT_PROGS := \
 	dpt_rnr \
 	dpt_local_err \
 	dpt_flush \
-	dpt_ex_api
+	dpt_ex_api \
+	dpt_kill \
+	dpt_pkey
 
 # $(call dpt_prog,NAME): $(DPT_DIR)/NAME from NAME.c and the harness.
 define dpt_prog
