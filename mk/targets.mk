@@ -32,6 +32,10 @@ check-compat: all
 demo: all
 	sh deploy/demo.sh $(BUILD)
 
+# The data-path benchmark (root): perftest beside TCP between two pods.
+bench: all
+	sh bench/run.sh $(BUILD)
+
 # Every header compiles on its own.
 headers-check:
 	@set -e; for h in $(HEADERS_CHECK); do \
