@@ -27,12 +27,13 @@ int cni_cmd_gc(struct cni_ctx *ctx);
 int cni_cmd_status(struct cni_ctx *ctx);
 
 /*
- * Undoes what the state records (engine device, moved kernel device);
- * things already gone count as undone.  netns is the namespace path to
- * use ("" when the runtime gave none).  Used by DEL, GC and a repeated ADD.
+ * Undoes what the state record st of attachment key in state folder dir
+ * records (engine device, moved kernel device, the claim); things already
+ * gone count as undone.  netns is the namespace path to use ("" when the
+ * runtime gave none).  Used by DEL, GC and a repeated ADD.
  */
-int cni_teardown(const struct cni_state *st, const char *netns,
-		 struct cni_err *err);
+int cni_teardown(const char *dir, const char *key, const struct cni_state *st,
+		 const char *netns, struct cni_err *err);
 
 /* Pure: whether (cid, ifname) is in a GC attachment list
  * ([{"containerID": ..., "ifname": ...}, ...]). */

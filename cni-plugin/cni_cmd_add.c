@@ -6,15 +6,22 @@
  * and pass prevResult on unchanged.
  *
  * Order, so that a failure at any step leaves nothing behind: lock the
- * attachment, record "adding", create, record "ready"; on failure undo
- * and remove the record.
+ * attachment, undo an earlier ADD of it, record "adding" (namespace
+ * identity, interface, device name), claim the interface (cni_claim.h),
+ * check the engine has no device there, create, record "ready" with the
+ * device id; on failure undo and remove the record.  A crash between the
+ * engine's answer and the "ready" record leaves "adding" and our claim,
+ * from which DEL, GC or the next ADD find the device by (namespace,
+ * interface) and delete it.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cni-plugin/cni_claim.h"
 #include "cni-plugin/cni_cmd.h"
 #include "cni-plugin/cni_engine.h"
 #include "cni-plugin/cni_kernel.h"
@@ -49,7 +56,58 @@ static int find_interface(struct cni_ctx *ctx)
 	return 0;
 }
 
-static int add_soft(struct cni_ctx *ctx, struct cni_state *st)
+/*
+ * Test builds only (build/tests/bin/podverbs-fault, -DCNI_TEST_FAULTS):
+ * PODVERBS_CNI_TEST_CRASH_AT=<point> kills the plugin there with SIGKILL,
+ * as a node losing power would, so tests can show DEL and a retried ADD
+ * clean up.  The shipped plugin has no such hook.
+ */
+#ifdef CNI_TEST_FAULTS
+static void test_crash_point(const char *point)
+{
+	const char *want = getenv("PODVERBS_CNI_TEST_CRASH_AT");
+
+	if (want && !strcmp(want, point))
+		raise(SIGKILL);
+}
+#else
+static inline void test_crash_point(const char *point)
+{
+	(void)point;
+}
+#endif
+
+/* A device the engine already has on our interface is not ours: our
+ * claim is fresh, and any device of an earlier ADD of ours is gone
+ * (add_locked tore it down). */
+static int check_not_taken(struct cni_ctx *ctx, struct cni_engine *eng,
+			   const struct cni_state *st)
+{
+	struct pv_ipc_adm_dev_list *list;
+	const struct pv_ipc_adm_dev *dev;
+	int ret;
+
+	ret = cni_engine_dev_list(eng, &list, &ctx->err);
+	if (ret < 0)
+		return ret;
+	dev = cni_engine_find_ns(list, st->netns_dev, st->netns_ino,
+				 st->ifname, NULL);
+	if (dev) {
+		cni_fail(&ctx->err, CNI_ERR_ENGINE,
+			       "engine: interface %s in %s already has RDMA device \"%.*s\" (id %u), not made by this attachment",
+			       st->ifname, ctx->env.netns,
+			       (int)sizeof(dev->info.name), dev->info.name,
+			       dev->info.dev_id);
+		ret = -EEXIST;
+	}
+	free(list);
+	return ret;
+}
+
+/* *ret_refused: the engine had another device there, so nothing may be
+ * looked up by (namespace, interface) when undoing. */
+static int add_soft(struct cni_ctx *ctx, struct cni_state *st,
+		    int *ret_refused)
 {
 	struct pv_ipc_dev_info info;
 	struct cni_engine eng;
@@ -58,13 +116,56 @@ static int add_soft(struct cni_ctx *ctx, struct cni_state *st)
 	ret = cni_engine_open(&eng, ctx->conf.engine_socket, &ctx->err);
 	if (ret < 0)
 		return ret;
-	ret = cni_engine_dev_add(&eng, ctx->env.netns, ctx->env.ifname,
-				 ctx->conf.device_name, ctx->conf.pkey, &info,
-				 &ctx->err);
+	ret = check_not_taken(ctx, &eng, st);
+	if (ret == 0)
+		ret = cni_engine_dev_add(&eng, ctx->env.netns, ctx->env.ifname,
+					 ctx->conf.device_name, ctx->conf.pkey,
+					 &info, &ctx->err);
 	cni_engine_close(&eng);
+	*ret_refused = ret == -EEXIST;
 	if (ret < 0)
 		return ret;
+	test_crash_point("engine-added");
 	st->dev_id = info.dev_id;
+	return 0;
+}
+
+/* The owner of a claim that is not ours no longer holds one there: its
+ * record is gone, or names another namespace or interface. */
+static int claim_stale(const char *dir, const char *owner,
+		       const struct cni_state *st)
+{
+	struct cni_state o;
+	int ret;
+
+	if (strchr(owner, '/') || !owner[0])
+		return 0;
+	ret = cni_state_read(dir, owner, &o);
+	if (ret == -ENOENT || ret == -EBADMSG)
+		return 1;
+	return ret == 0 && (o.netns_dev != st->netns_dev ||
+			    o.netns_ino != st->netns_ino ||
+			    strcmp(o.ifname, st->ifname) != 0);
+}
+
+static int claim_soft(struct cni_ctx *ctx, const char *key,
+		      const struct cni_state *st)
+{
+	const char *dir = ctx->conf.state_dir;
+	char owner[CNI_STATE_KEY_MAX];
+	int ret;
+
+	ret = cni_claim_take(dir, st, key, owner, sizeof(owner));
+	if (ret == -EEXIST && claim_stale(dir, owner, st))
+		ret = cni_claim_replace(dir, st, key);
+	if (ret == -EEXIST)
+		return cni_fail(&ctx->err, CNI_ERR_ENGINE,
+				"interface %s in %s already has an RDMA device of attachment %s (one device per interface)",
+				st->ifname, ctx->env.netns, owner);
+	if (ret < 0)
+		return cni_fail(&ctx->err, CNI_ERR_IO,
+				"claiming %s in state folder %s failed: %s",
+				st->ifname, dir, strerror(-ret));
 	return 0;
 }
 
@@ -97,8 +198,11 @@ static int add_kernel(struct cni_ctx *ctx, struct cni_state *st)
 	return ret;
 }
 
-static void state_init(struct cni_ctx *ctx, struct cni_state *st)
+static int state_init(struct cni_ctx *ctx, struct cni_state *st)
 {
+	struct netns_id id;
+	int ns_fd, ret;
+
 	memset(st, 0, sizeof(*st));
 	strcpy(st->network, ctx->conf.name);
 	strcpy(st->containerid, ctx->env.containerid);
@@ -109,50 +213,88 @@ static void state_init(struct cni_ctx *ctx, struct cni_state *st)
 	strcpy(st->engine_socket, ctx->conf.engine_socket);
 	strcpy(st->device_name, ctx->conf.device_name);
 	st->pkey = ctx->conf.pkey;
+	ns_fd = netns_open(ctx->env.netns);
+	if (ns_fd < 0)
+		return cni_fail(&ctx->err, CNI_ERR_INVALID_ENV,
+				"CNI_NETNS %s cannot be opened: %s",
+				ctx->env.netns, strerror(-ns_fd));
+	ret = netns_id_of_fd(ns_fd, &id);
+	close(ns_fd);
+	if (ret < 0)
+		return cni_fail(&ctx->err, CNI_ERR_INVALID_ENV,
+				"CNI_NETNS %s: %s", ctx->env.netns,
+				strerror(-ret));
+	st->netns_dev = id.dev;
+	st->netns_ino = id.ino;
+	return 0;
+}
+
+static int write_state(struct cni_ctx *ctx, const char *key,
+		       const struct cni_state *st)
+{
+	int ret = cni_state_write(ctx->conf.state_dir, key, st);
+
+	if (ret < 0)
+		cni_fail(&ctx->err, CNI_ERR_IO,
+			 "writing state %s/%s.json failed: %s",
+			 ctx->conf.state_dir, key, strerror(-ret));
+	return ret;
+}
+
+/* Soft mode: the claim, then the engine; see cni_claim.h. */
+static int add_device(struct cni_ctx *ctx, const char *key,
+		      struct cni_state *st)
+{
+	int refused = 0, ret;
+
+	if (st->mode == CNI_MODE_KERNEL)
+		return add_kernel(ctx, st);
+	ret = claim_soft(ctx, key, st);
+	if (ret < 0)
+		return ret;
+	ret = add_soft(ctx, st, &refused);
+	/* Another's device is there: give up the claim first, so that no
+	 * undo (ours below, or a DEL after we die) looks it up. */
+	if (refused)
+		cni_claim_drop(ctx->conf.state_dir, st, key);
+	return ret;
 }
 
 /* Does the work under the attachment's lock, and releases it. */
 static int add_locked(struct cni_ctx *ctx, const char *key, int lock)
 {
 	const char *dir = ctx->conf.state_dir;
+	struct cni_err ignored = { 0 };
 	struct cni_state st, old;
 	int ret;
 
-	/* ADD again without DEL (a runtime retrying): start from clean. */
+	/* ADD again without DEL (a runtime retrying, or one that died
+	 * half-way): start from clean. */
 	if (cni_state_read(dir, key, &old) == 0) {
-		ret = cni_teardown(&old, ctx->env.netns, &ctx->err);
+		ret = cni_teardown(dir, key, &old, ctx->env.netns, &ctx->err);
 		if (ret < 0)
 			goto err_unlock;	/* keep the old record */
 	}
-	state_init(ctx, &st);
-	ret = cni_state_write(dir, key, &st);
-	if (ret < 0) {
-		cni_fail(&ctx->err, CNI_ERR_IO,
-			 "writing state %s/%s.json failed: %s", dir, key,
-			 strerror(-ret));
+	ret = state_init(ctx, &st);
+	if (ret < 0)
 		goto err_remove;
-	}
-	ret = st.mode == CNI_MODE_KERNEL ? add_kernel(ctx, &st) :
-					   add_soft(ctx, &st);
+	/* Recorded before the engine is asked: a crash from here on leaves
+	 * a record naming the namespace, interface and device name. */
+	ret = write_state(ctx, key, &st);
+	if (ret < 0)
+		goto err_remove;
+	ret = add_device(ctx, key, &st);
 	if (ret < 0)
 		goto err_undo;
 	st.phase = CNI_PHASE_READY;
-	ret = cni_state_write(dir, key, &st);
-	if (ret < 0) {
-		cni_fail(&ctx->err, CNI_ERR_IO,
-			 "writing state %s/%s.json failed: %s", dir, key,
-			 strerror(-ret));
+	ret = write_state(ctx, key, &st);
+	if (ret < 0)
 		goto err_undo;
-	}
 	close(lock);
 	return 0;
 
 err_undo:
-	{
-		struct cni_err ignored = { 0 };
-
-		cni_teardown(&st, ctx->env.netns, &ignored);
-	}
+	cni_teardown(dir, key, &st, ctx->env.netns, &ignored);
 err_remove:
 	cni_state_remove(dir, key, lock);
 	return ret;

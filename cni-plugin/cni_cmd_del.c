@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cni-plugin/cni_claim.h"
 #include "cni-plugin/cni_cmd.h"
 #include "cni-plugin/cni_engine.h"
 #include "cni-plugin/cni_kernel.h"
@@ -22,41 +23,65 @@ static int engine_gone(int ret)
 	return ret == -ENOENT || ret == -ECONNREFUSED || ret == -ENOTDIR;
 }
 
-/* Deletes the engine device of an attachment, if it still exists. */
-static int teardown_soft(const struct cni_state *st, const char *netns,
+static int engine_del_listed(struct cni_engine *eng,
+			     const struct pv_ipc_adm_dev *dev,
+			     struct cni_err *err)
+{
+	int ret;
+
+	if (!dev)
+		return 0;
+	ret = cni_engine_dev_del(eng, dev->info.dev_id, err);
+	return ret == -ENOENT ? 0 : ret;
+}
+
+/*
+ * Deletes the engine device of an attachment, if it still exists: by the
+ * id the engine gave, or, when ADD died before writing it down, by
+ * (namespace identity, interface) under our claim (cni_claim.h).  Without
+ * id and claim the engine was never asked for a device of ours, so
+ * nothing is deleted: a lookup by name alone would find another
+ * attachment's device when ADD failed because the name was taken.
+ */
+static int teardown_soft(const char *dir, const char *key,
+			 const struct cni_state *st, const char *netns,
 			 struct cni_err *err)
 {
+	const char *name = st->device_name[0] ? st->device_name : NULL;
+	int claimed = cni_claim_is_ours(dir, st, key);
 	struct pv_ipc_adm_dev_list *list;
-	const struct pv_ipc_adm_dev *dev;
 	struct cni_err quiet = { 0 };
 	struct cni_engine eng;
 	int ret;
 
-	/* No id: the engine never answered ADD, so nothing is ours.  (A
-	 * lookup by name would find another attachment's device when ADD
-	 * failed because the name was taken.) */
-	if (st->dev_id == 0)
+	if (st->dev_id == 0 && !claimed)
 		return 0;
 	ret = cni_engine_open(&eng, st->engine_socket, &quiet);
 	if (ret < 0) {
-		if (engine_gone(ret))
-			return 0;	/* no engine, no devices */
-		*err = quiet;
-		return ret;
+		if (!engine_gone(ret)) {
+			*err = quiet;
+			return ret;
+		}
+		ret = 0;	/* no engine, no devices */
+		goto out_drop;
 	}
 	ret = cni_engine_dev_list(&eng, &list, err);
 	if (ret < 0)
 		goto out_close;
-	dev = cni_engine_find(list, st->dev_id, st->device_name, st->ifname,
-			      st->netns[0] ? st->netns : netns);
-	if (dev) {
-		ret = cni_engine_dev_del(&eng, dev->info.dev_id, err);
-		if (ret == -ENOENT)
-			ret = 0;
-	}
+	if (st->dev_id)
+		ret = engine_del_listed(&eng, cni_engine_find(list, st->dev_id,
+				st->device_name, st->ifname,
+				st->netns[0] ? st->netns : netns), err);
+	else
+		ret = engine_del_listed(&eng, cni_engine_find_ns(list,
+				st->netns_dev, st->netns_ino, st->ifname,
+				name), err);
 	free(list);
 out_close:
 	cni_engine_close(&eng);
+out_drop:
+	if (ret == 0 && claimed)
+		cni_claim_drop(dir, st, key);
 	return ret;
 }
 
@@ -87,12 +112,12 @@ static int teardown_kernel(const struct cni_state *st, const char *netns,
 	return ret;
 }
 
-int cni_teardown(const struct cni_state *st, const char *netns,
-		 struct cni_err *err)
+int cni_teardown(const char *dir, const char *key, const struct cni_state *st,
+		 const char *netns, struct cni_err *err)
 {
 	if (st->mode == CNI_MODE_KERNEL)
 		return teardown_kernel(st, netns, err);
-	return teardown_soft(st, netns, err);
+	return teardown_soft(dir, key, st, netns, err);
 }
 
 int cni_cmd_del(struct cni_ctx *ctx)
@@ -117,7 +142,7 @@ int cni_cmd_del(struct cni_ctx *ctx)
 	if (ret == -ENOENT || ret == -EBADMSG)
 		ret = 0;
 	else if (ret == 0)
-		ret = cni_teardown(&st, ctx->env.netns, &ctx->err);
+		ret = cni_teardown(dir, key, &st, ctx->env.netns, &ctx->err);
 	else
 		cni_fail(&ctx->err, CNI_ERR_IO, "reading state %s/%s.json: %s",
 			 dir, key, strerror(-ret));
@@ -151,7 +176,7 @@ static int gc_one(const char *key, void *arg)
 		return 0;
 	}
 	/* A corrupt record holds nothing we could undo; drop it. */
-	if (ret == 0 && cni_teardown(&st, "", &ctx->err) < 0) {
+	if (ret == 0 && cni_teardown(dir, key, &st, "", &ctx->err) < 0) {
 		fprintf(stderr, "podverbs: GC of %s: %s\n", key, ctx->err.msg);
 		memset(&ctx->err, 0, sizeof(ctx->err));
 		close(lock);

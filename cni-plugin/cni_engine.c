@@ -63,10 +63,12 @@ int cni_engine_dev_add(struct cni_engine *eng, const char *netns,
 	ret = pv_ipc_call(eng->sock, &eng->seq, PV_OP_ADM_DEV_ADD, &req,
 			  sizeof(req), ret_info, sizeof(*ret_info), &got,
 			  NULL, NULL);
-	if (ret == -EEXIST)
-		return cni_fail(err, CNI_ERR_ENGINE,
-				"engine: %s already has an RDMA device named \"%s\" or one on interface %s (one device per interface; names are unique per namespace)",
-				netns, name, ifname);
+	if (ret == -EEXIST) {
+		cni_fail(err, CNI_ERR_ENGINE,
+			 "engine: %s already has an RDMA device named \"%s\" or one on interface %s (one device per interface; names are unique per namespace)",
+			 netns, name, ifname);
+		return -EEXIST;
+	}
 	if (ret < 0)
 		return cni_fail(err, CNI_ERR_ENGINE,
 				"engine: creating device \"%s\" on %s in %s failed: %s",
@@ -135,6 +137,22 @@ cni_engine_find(const struct pv_ipc_adm_dev_list *list, uint32_t dev_id,
 		    (dev_id || !netns[0] || !strncmp(list->dev[i].netns_path, netns,
 					   sizeof(list->dev[i].netns_path))))
 			return &list->dev[i];
+	}
+	return NULL;
+}
+
+const struct pv_ipc_adm_dev *
+cni_engine_find_ns(const struct pv_ipc_adm_dev_list *list, uint64_t ns_dev,
+		   uint64_t ns_ino, const char *ifname, const char *name)
+{
+	for (uint32_t i = 0; i < list->count; i++) {
+		const struct pv_ipc_adm_dev *d = &list->dev[i];
+
+		if (d->netns_dev == ns_dev && d->netns_ino == ns_ino &&
+		    !strncmp(d->info.ifname, ifname, sizeof(d->info.ifname)) &&
+		    (!name || !strncmp(d->info.name, name,
+				       sizeof(d->info.name))))
+			return d;
 	}
 	return NULL;
 }

@@ -23,7 +23,8 @@ int cni_engine_open(struct cni_engine *eng, const char *path,
 		    struct cni_err *err);
 void cni_engine_close(struct cni_engine *eng);
 
-/* Creates the soft device for ifname in netns. */
+/* Creates the soft device for ifname in netns; -EEXIST (with a message)
+ * when the engine has one there or the name is taken. */
 int cni_engine_dev_add(struct cni_engine *eng, const char *netns,
 		       const char *ifname, const char *name, uint16_t pkey,
 		       struct pv_ipc_dev_info *ret_info, struct cni_err *err);
@@ -45,5 +46,14 @@ int cni_engine_dev_list(struct cni_engine *eng,
 const struct pv_ipc_adm_dev *
 cni_engine_find(const struct pv_ipc_adm_dev_list *list, uint32_t dev_id,
 		const char *name, const char *ifname, const char *netns);
+
+/*
+ * Pure: the device of list on interface ifname of the namespace whose
+ * identity is (ns_dev, ns_ino) (the engine allows one there), if its name
+ * is name (any name when name is NULL).  NULL when there is none.
+ */
+const struct pv_ipc_adm_dev *
+cni_engine_find_ns(const struct pv_ipc_adm_dev_list *list, uint64_t ns_dev,
+		   uint64_t ns_ino, const char *ifname, const char *name);
 
 #endif /* CNI_ENGINE_H */

@@ -20,7 +20,7 @@ static const char *const allowed[] = {
 	"lseek", "fcntl", "flock", "fsync", "fdatasync", "ftruncate",
 	"getdents64", "unlink", "unlinkat", "rename", "renameat", "renameat2",
 	"mkdir", "mkdirat", "access", "faccessat", "faccessat2", "readlink",
-	"readlinkat", "dup", "dup3",
+	"readlinkat", "dup", "dup3", "link", "linkat",
 	/* engine socket and netlink */
 	"socket", "connect", "bind", "getsockname", "getsockopt",
 	"setsockopt", "sendmsg", "recvmsg", "sendto", "recvfrom", "poll",

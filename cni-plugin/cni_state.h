@@ -12,8 +12,11 @@
  * that its file is no longer the one at the path and retries.  The JSON is
  * replaced by rename, so a crash leaves either the old or the new state.
  *
- * ADD writes the state with phase "adding" before it creates anything, so
- * a crash half-way leaves a record that DEL and GC clean up.
+ * ADD writes the state with phase "adding" (with the namespace's identity,
+ * the interface and the intended device name) before it creates anything,
+ * so a crash half-way leaves a record that DEL, GC and a retried ADD clean
+ * up, finding the device through the claim (cni_claim.h) when the crash
+ * came before its id was written.
  */
 #ifndef CNI_STATE_H
 #define CNI_STATE_H
@@ -36,6 +39,10 @@ struct cni_state {
 	char containerid[CNI_CONTAINERID_MAX + 1];
 	char ifname[CNI_IFNAME_MAX];
 	char netns[CNI_NETNS_MAX];
+	/* Identity (st_dev, st_ino) of netns when ADD began; 0 in records
+	 * of older plugins.  With ifname it names the claim (cni_claim.h). */
+	uint64_t netns_dev;
+	uint64_t netns_ino;
 	enum cni_phase phase;
 	enum cni_mode mode;
 	/* soft mode */

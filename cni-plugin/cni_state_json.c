@@ -30,6 +30,8 @@ char *cni_state_to_json(const struct cni_state *st)
 	cJSON_AddStringToObject(o, "containerID", st->containerid);
 	cJSON_AddStringToObject(o, "ifname", st->ifname);
 	cJSON_AddStringToObject(o, "netns", st->netns);
+	cJSON_AddNumberToObject(o, "netnsDev", (double)st->netns_dev);
+	cJSON_AddNumberToObject(o, "netnsIno", (double)st->netns_ino);
 	cJSON_AddStringToObject(o, "phase", st->phase == CNI_PHASE_READY ?
 				"ready" : "adding");
 	cJSON_AddStringToObject(o, "mode", st->mode == CNI_MODE_KERNEL ?
@@ -65,6 +67,22 @@ static int get_u32(const cJSON *o, const char *key, uint32_t max,
 	    it->valuedouble > max)
 		return -EBADMSG;
 	*dst = (uint32_t)it->valuedouble;
+	return 0;
+}
+
+/* Optional (records of older plugins lack it): 0 when absent.  Exact in a
+ * double up to 2^53, far above any st_dev or nsfs inode number. */
+static int get_opt_u64(const cJSON *o, const char *key, uint64_t *dst)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	*dst = 0;
+	if (!it)
+		return 0;
+	if (!cJSON_IsNumber(it) || it->valuedouble < 0 ||
+	    it->valuedouble > 9007199254740992.0)
+		return -EBADMSG;
+	*dst = (uint64_t)it->valuedouble;
 	return 0;
 }
 
@@ -112,6 +130,8 @@ int cni_state_from_json(const char *text, struct cni_state *ret_st)
 	    get_u32(o, "devId", UINT32_MAX, &ret_st->dev_id) ||
 	    get_u32(o, "pkey", 0xffff, &pkey) ||
 	    get_u32(o, "kernelIndex", UINT32_MAX, &ret_st->kernel_index) ||
+	    get_opt_u64(o, "netnsDev", &ret_st->netns_dev) ||
+	    get_opt_u64(o, "netnsIno", &ret_st->netns_ino) ||
 	    get_enums(o, ret_st))
 		goto out_delete;
 	ret_st->pkey = (uint16_t)pkey;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "cni-plugin/cni_claim.h"
 #include "cni-plugin/cni_cmd.h"
 #include "cni-plugin/cni_engine.h"
 #include "cni-plugin/cni_state.h"
@@ -47,6 +48,8 @@ static void sample(struct cni_state *st, const char *cid)
 	strcpy(st->device_name, "pv_eth0");
 	st->dev_id = 7;
 	st->pkey = 0x8001;
+	st->netns_dev = 4;
+	st->netns_ino = 4026532481u;
 }
 
 static void test_cni_state__json_round_trip(void **state)
@@ -63,6 +66,15 @@ static void test_cni_state__json_round_trip(void **state)
 	assert_non_null(text);
 	assert_int_equal(cni_state_from_json(text, &b), 0);
 	assert_memory_equal(&a, &b, sizeof(a));
+	free(text);
+	/* Records of older plugins have no namespace identity. */
+	text = cni_state_to_json(&a);
+	assert_non_null(strstr(text, "\"netnsIno\""));
+	strstr(text, "\"netnsIno\"")[1] = 'x';
+	strstr(text, "\"netnsDev\"")[1] = 'x';
+	assert_int_equal(cni_state_from_json(text, &b), 0);
+	assert_int_equal(b.netns_ino, 0);
+	assert_int_equal(b.netns_dev, 0);
 	free(text);
 	assert_int_equal(cni_state_from_json("{\"network\":1}", &b), -EBADMSG);
 	assert_int_equal(cni_state_from_json("not json", &b), -EBADMSG);
@@ -189,6 +201,68 @@ static void test_cni_engine__find(void **state)
 	free(l);
 }
 
+static void test_cni_engine__find_ns(void **state)
+{
+	struct pv_ipc_adm_dev_list *l = calloc(1, sizeof(*l) + 3 * sizeof(l->dev[0]));
+	const struct pv_ipc_adm_dev *d;
+
+	l->count = 3;
+	for (int i = 0; i < 3; i++) {
+		l->dev[i].info.dev_id = i + 1;
+		strcpy(l->dev[i].info.name, i == 2 ? "other" : "pv_eth0");
+		strcpy(l->dev[i].info.ifname, "eth0");
+		l->dev[i].netns_dev = 4;
+		l->dev[i].netns_ino = 100 + i;
+	}
+	d = cni_engine_find_ns(l, 4, 101, "eth0", "pv_eth0");
+	assert_non_null(d);
+	assert_int_equal(d->info.dev_id, 2);
+	assert_null(cni_engine_find_ns(l, 5, 101, "eth0", "pv_eth0"));
+	assert_null(cni_engine_find_ns(l, 4, 101, "eth1", "pv_eth0"));
+	/* Another name on our interface is not ours, but is there. */
+	assert_null(cni_engine_find_ns(l, 4, 102, "eth0", "pv_eth0"));
+	d = cni_engine_find_ns(l, 4, 102, "eth0", NULL);
+	assert_non_null(d);
+	assert_int_equal(d->info.dev_id, 3);
+	free(l);
+}
+
+static void test_cni_claim__take_and_drop(void **state)
+{
+	char owner[CNI_STATE_KEY_MAX], name[128], path[256];
+	struct cni_state st;
+	struct stat sb;
+
+	sample(&st, "c1");
+	assert_int_equal(cni_claim_name(&st, name, sizeof(name)), 0);
+	assert_string_equal(name, "netns-4-4026532481@eth0.claim");
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_int_equal(cni_claim_name(&st, name, 8), -ENAMETOOLONG);
+
+	assert_int_equal(cni_claim_is_ours(dir, &st, "n@c1@eth0"), 0);
+	assert_int_equal(cni_claim_take(dir, &st, "n@c1@eth0", owner,
+					sizeof(owner)), 0);
+	assert_int_equal(cni_claim_is_ours(dir, &st, "n@c1@eth0"), 1);
+	/* Taken again by its owner (an ADD that died): still its. */
+	assert_int_equal(cni_claim_take(dir, &st, "n@c1@eth0", owner,
+					sizeof(owner)), 1);
+	/* Another attachment learns whose it is, and cannot drop it. */
+	assert_int_equal(cni_claim_take(dir, &st, "m@c1@eth0", owner,
+					sizeof(owner)), -EEXIST);
+	assert_string_equal(owner, "n@c1@eth0");
+	assert_int_equal(cni_claim_is_ours(dir, &st, "m@c1@eth0"), 0);
+	cni_claim_drop(dir, &st, "m@c1@eth0");
+	assert_int_equal(stat(path, &sb), 0);
+	/* Replacing a stale one makes it the replacer's. */
+	assert_int_equal(cni_claim_replace(dir, &st, "m@c1@eth0"), 0);
+	assert_int_equal(cni_claim_is_ours(dir, &st, "m@c1@eth0"), 1);
+	cni_claim_drop(dir, &st, "m@c1@eth0");
+	assert_int_equal(stat(path, &sb), -1);
+	/* No identity (a record of an older plugin): never ours. */
+	st.netns_ino = 0;
+	assert_int_equal(cni_claim_is_ours(dir, &st, "m@c1@eth0"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -198,6 +272,8 @@ int main(void)
 		cmocka_unit_test(test_cni_state__lock_retries_after_remove),
 		cmocka_unit_test(test_cni_gc__list),
 		cmocka_unit_test(test_cni_engine__find),
+		cmocka_unit_test(test_cni_engine__find_ns),
+		cmocka_unit_test(test_cni_claim__take_and_drop),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
