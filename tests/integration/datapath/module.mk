@@ -16,7 +16,8 @@ DPT_PROGS := \
 	dpt_flush \
 	dpt_ex_api \
 	dpt_kill \
-	dpt_pkey
+	dpt_pkey \
+	dpt_async
 
 # $(call dpt_prog,NAME): $(DPT_DIR)/NAME from NAME.c and the harness.
 define dpt_prog
