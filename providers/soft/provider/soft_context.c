@@ -21,11 +21,20 @@ static void install_data_path(struct ibv_context_ops *o)
 	o->req_notify_cq = soft_arm_cq;
 }
 
-static bool poll_yield_wanted(void)
+/* PODVERBS_POLL_YIELD: empty polls in a row before ibv_poll_cq yields
+ * the CPU (0 = never, for machines with cores to spare). */
+#define SOFT_POLL_YIELD_DEFAULT 1
+
+static uint32_t poll_yield_wanted(void)
 {
 	const char *e = getenv("PODVERBS_POLL_YIELD");
+	char *end;
+	unsigned long v;
 
-	return !(e && strcmp(e, "0") == 0);
+	if (!e || !*e)
+		return SOFT_POLL_YIELD_DEFAULT;
+	v = strtoul(e, &end, 10);
+	return *end || v > UINT32_MAX ? SOFT_POLL_YIELD_DEFAULT : (uint32_t)v;
 }
 
 int soft_open_context(struct pv_context *ctx)

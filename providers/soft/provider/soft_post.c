@@ -51,7 +51,7 @@ static int check_send_state(const struct ibv_qp *qp)
  * cons: it retires a WQE right around the completion the app just polled
  * (and on a busy 2-core node it can be preempted in between).  Before
  * failing with ENOMEM, give it a moment, yielding the CPU it needs. */
-#define SOFT_FULL_WAIT_NS 200000
+#define SOFT_FULL_WAIT_NS 20000000
 
 static uint64_t now_ns(void)
 {

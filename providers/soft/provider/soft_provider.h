@@ -40,7 +40,8 @@ struct soft_ctx {
 	atomic_bool dead;
 	atomic_bool fatal_reported;
 	atomic_uint liveness_tick;	/* rate-limits soft_ctx_check_alive */
-	bool poll_yield;		/* sched_yield on an empty poll */
+	uint32_t poll_yield;		/* yield after this many empty polls
+					 * in a row (0: never) */
 };
 
 static inline struct soft_ctx *soft_ctx_of(struct pv_context *ctx)
