@@ -52,6 +52,7 @@ pair() {
 	_p_spid=$!
 	if ! wait_until 15 listening_in_a "$_p_port" "$_p_spid" ||
 	   ! pid_alive "$_p_spid"; then
+		stop_pid "$_p_spid"
 		cat "$TMP/$_p_name.srv"
 		fail "$_p_name: server did not listen on $_p_port"
 	fi
@@ -62,8 +63,15 @@ pair() {
 	# shellcheck disable=SC2086
 	pod_exec "$B" timeout 60 $_p_cli "$IP_A" >"$TMP/$_p_name.cli" 2>&1
 	_p_crc=$?
-	wait "$_p_spid"
-	_p_src=$?
+	# A failed client leaves the server waiting: stop its podman exec
+	# (cleanup's podman rm ends the server itself).
+	if [ "$_p_crc" != 0 ] && ! wait_until 3 pid_gone "$_p_spid"; then
+		stop_pid "$_p_spid"
+		_p_src=killed
+	else
+		wait "$_p_spid"
+		_p_src=$?
+	fi
 	if [ "$_p_crc" != 0 ] || [ "$_p_src" != 0 ]; then
 		echo "---- server"; cat "$TMP/$_p_name.srv"
 		echo "---- client"; cat "$TMP/$_p_name.cli"
