@@ -56,3 +56,4 @@ $(eval $(call unit_test,test_soft_fake_engine,tests/unit/soft_provider/test_soft
 $(eval $(call unit_test,test_soft_ring,tests/unit/soft_provider/test_soft_ring.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_soft_wqe,tests/unit/soft_provider/test_soft_wqe.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_soft_maps,tests/unit/soft_provider/test_soft_maps.c,$(LV_ALL_OBJS),))
+$(eval $(call unit_test,test_soft_post,tests/unit/soft_provider/test_soft_post.c,$(LV_ALL_OBJS),))
