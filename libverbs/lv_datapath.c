@@ -57,8 +57,10 @@ int lv_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 	return lv_pos(ret);
 }
 
-/* Extended-CQ polling is not implemented yet: start_poll fails (it never
- * reports a completion), so the readers are never reached. */
+/* Extended-CQ polling for a provider without its own (the soft provider
+ * installs ring-based ones when the engine offers rings): start_poll
+ * fails (it never reports a completion), so the readers are never
+ * reached. */
 static int cq_ex_start_poll(struct ibv_cq_ex *cq, struct ibv_poll_cq_attr *a)
 {
 	return EOPNOTSUPP;

@@ -230,9 +230,14 @@ int soft_modify_srq(struct pv_context *ctx, struct pv_srq *srq,
 		.attr_mask = (uint32_t)mask,
 	};
 	struct pv_ipc_srq_resp resp;
+	struct soft_srq_dp *d = srq->priv;
 	uint32_t got = 0;
 	int ret;
 
+	/* The ring was sized at creation and is not re-mapped: growing
+	 * past it would let the engine's view and ours disagree. */
+	if (d && (mask & IBV_SRQ_MAX_WR) && attr->max_wr > d->ring.num_entries)
+		return -EINVAL;
 	ret = soft_call(CONN(ctx), PV_OP_SRQ_MODIFY, &req, sizeof(req), &resp,
 			sizeof(resp), &got, NULL, NULL);
 	if (ret < 0)
