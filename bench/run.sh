@@ -24,7 +24,7 @@ LAT_SIZE=2
 
 if [ -n "${BENCH_NS_A:-}" ]; then
 	TMP=$(mktemp -d /tmp/pvbench.XXXXXX)
-	trap 'rm -rf "$TMP"' EXIT
+	trap 'stop_server iperf3; stop_server sockperf; rm -rf "$TMP"' EXIT
 	ENGINE_PID=${BENCH_ENGINE_PID:-}
 	IP_B=$BENCH_IP_B
 	DEV=$BENCH_DEV
@@ -37,6 +37,7 @@ if [ -n "${BENCH_NS_A:-}" ]; then
 else
 	. "$PV_ROOT/tests/lib/pods.sh"
 	pods_up
+	trap 'stop_server iperf3; stop_server sockperf; topo_cleanup' EXIT
 	IP_B=$POD_B_IP
 	DEV=$POD_DEV
 	ns_exec() { topo_exec "$@"; }
@@ -134,29 +135,52 @@ rdma_lat() {
 	done | median
 }
 
+# bg_server NAME NS CMD...: starts CMD in NS in the background with its
+# pid in $TMP/NAME.pid and $SRV_PID (the command itself, not a wrapping
+# shell, so that stop_server can end it).  Not to be called inside $(...).
+bg_server() {
+	_n=$1 _ns=$2
+	shift 2
+	rm -f "$TMP/$_n.pid"
+	ns_exec "$_ns" sh -c 'echo $$ >"$0"; exec "$@"' "$TMP/$_n.pid" "$@" \
+		>"$TMP/$_n.out" 2>&1 &
+	_i=0
+	while [ ! -s "$TMP/$_n.pid" ] && [ $_i -lt 50 ]; do
+		_i=$((_i + 1))
+		sleep 0.1
+	done
+	SRV_PID=$(cat "$TMP/$_n.pid" 2>/dev/null)
+}
+
+stop_server() {
+	[ -s "$TMP/$1.pid" ] && kill "$(cat "$TMP/$1.pid")" 2>/dev/null
+	rm -f "$TMP/$1.pid"
+}
+
 tcp_bw() {
 	for _r in $(seq "$REPS"); do
-		ns_exec b iperf3 -s -1 -p 5201 >"$TMP/iperf-srv.out" 2>&1 &
-		_s=$!
-		wait_listen 5201 "$_s" || { kill "$_s" 2>/dev/null; continue; }
-		ns_exec a timeout 60 iperf3 -c "$IP_B" -p 5201 -t "$SECS" -f m 2>&1 |
-			awk '/receiver/ { for (i = 1; i < NF; i++)
-				if ($(i + 1) == "Mbits/sec") print $i / 1000 }'
-		wait "$_s"
+		bg_server iperf3 b iperf3 -s -1 -p 5201
+		if wait_listen 5201 "$SRV_PID"; then
+			ns_exec a timeout 60 iperf3 -c "$IP_B" -p 5201 -t "$SECS" -f m 2>&1 |
+				awk '/receiver/ { for (i = 1; i < NF; i++)
+					if ($(i + 1) == "Mbits/sec") print $i / 1000 }'
+		fi
+		stop_server iperf3
 	done | median
 }
 
 tcp_lat() {
-	ns_exec b sockperf server --tcp -i "$IP_B" -p 11111 >"$TMP/sp-srv.out" 2>&1 &
-	_s=$!
-	wait_listen 11111 "$_s" || { kill "$_s" 2>/dev/null; echo "-"; return; }
-	for _r in $(seq "$REPS"); do
-		ns_exec a timeout 60 sockperf ping-pong --tcp -i "$IP_B" -p 11111 \
-			-t "$SECS" -m 14 2>&1 |
-			awk '/percentile 50.000 =/ { print $NF }'
-	done | median
-	kill "$_s" 2>/dev/null
-	wait "$_s" 2>/dev/null
+	bg_server sockperf b sockperf server --tcp -i "$IP_B" -p 11111
+	if wait_listen 11111 "$SRV_PID"; then
+		for _r in $(seq "$REPS"); do
+			ns_exec a timeout 60 sockperf ping-pong --tcp -i "$IP_B" \
+				-p 11111 -t "$SECS" -m 14 2>&1 |
+				awk '/percentile 50.000 =/ { print $NF }'
+		done | median
+	else
+		echo "-"
+	fi
+	stop_server sockperf
 }
 
 echo "podverbs data-path benchmark: pods a -> b on one engine, median of $REPS runs each"
