@@ -49,8 +49,9 @@ static bool flush_ring(struct eng *e, struct eng_qp *qp, struct eng_ring *r,
 			cqe.wr_id = ((const struct pv_recv_wqe *)ent)->wr_id;
 			cqe.opcode = WC_RECV;
 		}
-		eng_dp_cqe_push(e, cq, &cqe, false);
+		/* slot retired before its completion shows (ring ABI) */
 		eng_dp_ring_consume(r);
+		eng_dp_cqe_push(e, cq, &cqe, false);
 		eng_stat_inc(dp_flushed);
 	}
 	return n > 0;

@@ -289,8 +289,11 @@ static bool req_one(struct eng *e, struct eng_dp_qp *dq)
 	dq->timer_at = 0;
 	dq->rnr_tries = dq->retry_tries = 0;
 	eng_stat_inc(dp_wqes);
-	req_complete(e, qp, &w, st, len);
+	/* Retire the slot before the completion is visible: an application
+	 * that reuses a slot as soon as it polls the CQE must find it free
+	 * (pv-soft-ring-abi.h, slot reuse order).  w is a private copy. */
 	eng_dp_ring_consume(&dq->sq);
+	req_complete(e, qp, &w, st, len);
 	if (st != WC_SUCCESS) {
 		eng_dbg("client %u: QP %u: WQE failed with status %d",
 			qp->o.conn->id, qp->qp_num, st);

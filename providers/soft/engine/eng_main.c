@@ -175,16 +175,38 @@ static int write_pidfile(const char *path)
 	return close(fd) < 0 ? -errno : 0;
 }
 
-/* Detaches once the socket is listening, so "podverbsd && client" works. */
+/*
+ * Detaches once the socket is listening, so "podverbsd && client" works.
+ * The parent waits on a pipe until the child says it is fully set up
+ * (signals, pidfile): a caller that reads the pidfile right after we
+ * return finds it.  Returns the write end for detach_ready(), or -errno.
+ */
 static int detach(void)
 {
-	pid_t pid = fork();
+	int p[2];
+	pid_t pid;
 	int null;
 
-	if (pid < 0)
+	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
-	if (pid > 0)
-		_exit(0);
+	pid = fork();
+	if (pid < 0) {
+		int err = -errno;
+
+		close(p[0]);
+		close(p[1]);
+		return err;
+	}
+	if (pid > 0) {
+		char ok = 0;
+
+		close(p[1]);
+		/* EOF without a byte: the child failed before it was ready */
+		while (read(p[0], &ok, 1) < 0 && errno == EINTR)
+			;
+		_exit(ok == 1 ? 0 : 1);
+	}
+	close(p[0]);
 	setsid();
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null >= 0) {
@@ -192,14 +214,26 @@ static int detach(void)
 		dup2(null, STDOUT_FILENO);
 		close(null);
 	}
-	return 0;
+	return p[1];
+}
+
+/* Tells the waiting parent the engine is ready; closes the pipe. */
+static void detach_ready(int fd)
+{
+	const char ok = 1;
+
+	if (fd < 0)
+		return;
+	if (write(fd, &ok, 1) != 1)
+		eng_warn("detach: cannot notify the parent: %s", strerror(errno));
+	close(fd);
 }
 
 int main(int argc, char **argv)
 {
 	static struct eng e;
 	struct opts o = { 0 };
-	int ret;
+	int ret, ready_fd = -1;
 
 	if (parse_args(argc, argv, &o) < 0)
 		return 2;
@@ -224,9 +258,13 @@ int main(int argc, char **argv)
 			strerror(-ret));
 		goto err_fini;
 	}
-	if (!o.foreground && (ret = detach()) < 0) {
-		eng_err("fork: %s", strerror(-ret));
-		goto err_fini;
+	if (!o.foreground) {
+		ready_fd = detach();
+		if (ready_fd < 0) {
+			ret = ready_fd;
+			eng_err("fork: %s", strerror(-ret));
+			goto err_fini;
+		}
 	}
 	ret = setup_signals(&e);
 	if (ret < 0) {
@@ -235,6 +273,7 @@ int main(int argc, char **argv)
 	}
 	if (o.pidfile && (ret = write_pidfile(o.pidfile)) < 0)
 		eng_warn("pidfile %s: %s", o.pidfile, strerror(-ret));
+	detach_ready(ready_fd);
 	eng_info("listening on %s (pid %d)", o.socket, (int)getpid());
 	ret = eng_run(&e);
 	eng_fini(&e);
@@ -244,6 +283,8 @@ int main(int argc, char **argv)
 	return ret < 0 ? 1 : 0;
 
 err_fini:
+	if (ready_fd >= 0)
+		close(ready_fd);
 	eng_fini(&e);
 	return 1;
 }
