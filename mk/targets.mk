@@ -13,7 +13,7 @@ deps:
 	sh mk/deps.sh
 
 # All tiers; each prints its own summary, tests/run-tier.sh the total.
-check: all $(CHECK_UNIT)
+check: all $(CHECK_UNIT) headers-check
 	sh tests/run-tests.sh $(BUILD)
 
 check-unit: all $(CHECK_UNIT)
