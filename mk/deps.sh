@@ -7,7 +7,8 @@ libnl-3-dev libnl-route-3-dev libcjson-dev libseccomp-dev libudev-dev
 libcmocka-dev
 libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils perftest
 iperf3 sockperf
-podman runc containernetworking-plugins
+podman runc containernetworking-plugins iptables
+strace util-linux coreutils
 python3
 libgrpc-dev libprotobuf-c-dev protobuf-c-compiler python3-grpcio python3-grpc-tools"
 missing=""
