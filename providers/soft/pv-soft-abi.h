@@ -132,7 +132,8 @@ struct pv_ipc_dev_info {
 	uint8_t  reserved0;
 	uint32_t netdev_mtu;	/* port 1: the interface's MTU, bytes */
 	uint32_t active_mtu;	/* port 1: enum ibv_mtu */
-	uint32_t reserved[1];
+	uint32_t gid_conflicts;	/* the interface's GIDs left out of the
+				 * table: another device owns them */
 };
 _Static_assert(sizeof(struct pv_ipc_dev_info) == 112, "pv_ipc_dev_info size");
 

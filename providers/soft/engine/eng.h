@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "netns/netns.h"
+#include "providers/soft/engine/eng_gid_own.h"
 #include "providers/soft/engine/eng_handles.h"
 #include "providers/soft/engine/eng_idtab.h"
 #include "providers/soft/engine/eng_list.h"
@@ -61,6 +62,13 @@ struct eng_dev {
 	uint32_t active_mtu;		/* enum ibv_mtu */
 	uint32_t gid_count;
 	struct pv_ipc_gid_entry gid[PV_GID_TABLE_MAX];
+	/* The interface's GIDs in table order (netns_gid_table); gid[] is
+	 * the part no other device owns, conflict[] the rest
+	 * (eng_gid_own.h). */
+	uint32_t want_count;
+	uint8_t want[ENG_GID_WANT_MAX][16];
+	uint32_t conflict_count;
+	uint8_t conflict[ENG_GID_WANT_MAX][16];
 	uint32_t clients;		/* connections with a context on it */
 	struct eng_idtab qps;		/* qp_num -> struct eng_qp */
 	struct eng_idtab mrs;		/* key index -> struct eng_mr */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "providers/soft/engine/eng.h"
+#include "providers/soft/engine/eng_gid_own.h"
 #include "providers/soft/engine/eng_ibv.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
@@ -99,27 +100,111 @@ int eng_dev_register(struct eng *e, int ns_fd, const struct netns_id *ns,
 	return 0;
 }
 
-static bool gids_differ(const struct eng_dev *d, const struct netns_gid *g,
+static bool gids_differ(const struct eng_dev *d, const uint8_t (*g)[16],
 			uint32_t n)
 {
 	if (n != d->gid_count)
 		return true;
 	for (uint32_t i = 0; i < n; i++)
-		if (memcmp(d->gid[i].gid, g[i].raw, 16) != 0)
+		if (memcmp(d->gid[i].gid, g[i], 16) != 0)
 			return true;
 	return false;
+}
+
+/* Every other live device's current table. */
+static uint32_t gid_holders(struct eng *e, const struct eng_dev *self,
+			    struct eng_gid_holder *h)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = e->devs.min; i < e->devs.cap; i++) {
+		struct eng_dev *x = e->devs.slot[i];
+
+		if (!x || x == self || n >= ENG_DEVICES_HARD_MAX)
+			continue;
+		h[n++] = (struct eng_gid_holder){ .dev_id = x->id,
+						  .count = x->gid_count,
+						  .gid = x->gid };
+	}
+	return n;
+}
+
+/* Logs and counts the conflicts that are new since the last rebuild, so
+ * a link event that changes nothing does not repeat them. */
+static void note_conflicts(struct eng_dev *d, const struct eng_gid_claim *cl)
+{
+	for (uint32_t i = 0; i < cl->nconflicts; i++) {
+		struct netns_gid g;
+		char txt[40];
+
+		if (eng_gid_in(d->conflict, d->conflict_count,
+			       cl->conflict[i]))
+			continue;
+		memcpy(g.raw, cl->conflict[i], 16);
+		netns_gid_format(&g, txt);
+		eng_stat_inc(gid_conflicts);
+		eng_warn("device %s (%u): GID %s of %s is already device %u's; "
+			 "left out of the table", d->name, d->id, txt,
+			 d->ifname, cl->conflict_owner[i]);
+	}
+	memcpy(d->conflict, cl->conflict, sizeof(cl->conflict));
+	d->conflict_count = cl->nconflicts;
+}
+
+static void gids_reclaim(struct eng *e, const struct eng_dev *released_by);
+
+/* Rebuilds d's table from its candidates, leaving out what other devices
+ * own.  If d let a GID go, devices that wanted it get another look. */
+static void gids_rebuild(struct eng *e, struct eng_dev *d, bool may_reclaim)
+{
+	struct eng_gid_holder h[ENG_DEVICES_HARD_MAX];
+	struct eng_gid_claim cl;
+	uint32_t nh = gid_holders(e, d, h);
+	bool released;
+
+	eng_gid_claim(d->id, (const uint8_t (*)[16])d->want, d->want_count, h,
+		      nh, &cl);
+	note_conflicts(d, &cl);
+	if (!gids_differ(d, (const uint8_t (*)[16])cl.gid, cl.count))
+		return;
+	released = eng_gid_released(d->gid, d->gid_count,
+				    (const uint8_t (*)[16])cl.gid, cl.count);
+	memset(d->gid, 0, sizeof(d->gid));
+	for (uint32_t i = 0; i < cl.count; i++) {
+		memcpy(d->gid[i].gid, cl.gid[i], 16);
+		d->gid[i].gid_type = PV_GID_TYPE_ROCE_V2;
+	}
+	d->gid_count = cl.count;
+	eng_stat_inc(gid_changes);
+	eng_info("device %s (%u): GID table now has %u entries", d->name,
+		 d->id, cl.count);
+	eng_event_push_dev(e, d, ENG_EV_GID_CHANGE, PV_OBJ_PORT, 1);
+	if (released && may_reclaim)
+		gids_reclaim(e, d);
+}
+
+/* A rebuild here only adds GIDs (the device's own ones stay unowned by
+ * anyone else), so it releases nothing and the walk ends. */
+static void gids_reclaim(struct eng *e, const struct eng_dev *released_by)
+{
+	for (uint32_t i = e->devs.min; i < e->devs.cap; i++) {
+		struct eng_dev *x = e->devs.slot[i];
+
+		if (x && x != released_by && x->conflict_count)
+			gids_rebuild(e, x, false);
+	}
 }
 
 void eng_dev_apply_link(struct eng *e, struct eng_dev *d,
 			const struct netns_link *link)
 {
-	struct netns_gid gids[PV_GID_TABLE_MAX];
+	struct netns_gid gids[ENG_GID_WANT_MAX];
 	uint8_t old_state = d->port_state;
 	uint32_t n = 0, mtu;
 
 	d->link_present = link != NULL;
 	if (link) {
-		int got = netns_gid_table(link, gids, PV_GID_TABLE_MAX);
+		int got = netns_gid_table(link, gids, ENG_GID_WANT_MAX);
 
 		n = got > 0 ? (uint32_t)got : 0;
 		d->netdev_mtu = link->mtu;
@@ -130,18 +215,10 @@ void eng_dev_apply_link(struct eng *e, struct eng_dev *d,
 	} else {
 		d->port_state = PV_PORT_DOWN;
 	}
-	if (gids_differ(d, gids, n)) {
-		memset(d->gid, 0, sizeof(d->gid));
-		for (uint32_t i = 0; i < n; i++) {
-			memcpy(d->gid[i].gid, gids[i].raw, 16);
-			d->gid[i].gid_type = PV_GID_TYPE_ROCE_V2;
-		}
-		d->gid_count = n;
-		eng_stat_inc(gid_changes);
-		eng_info("device %s (%u): GID table now has %u entries",
-			 d->name, d->id, n);
-		eng_event_push_dev(e, d, ENG_EV_GID_CHANGE, PV_OBJ_PORT, 1);
-	}
+	for (uint32_t i = 0; i < n; i++)
+		memcpy(d->want[i], gids[i].raw, 16);
+	d->want_count = n;
+	gids_rebuild(e, d, true);
 	if (d->port_state != old_state) {
 		bool up = d->port_state == PV_PORT_ACTIVE;
 
@@ -270,6 +347,10 @@ void eng_dev_remove(struct eng *e, struct eng_dev *d)
 	if (d->ns_fd >= 0)
 		close(d->ns_fd);
 	eng_idtab_free(&e->devs, d->id);
+	/* Out of the registry, its GIDs are free for devices that wanted
+	 * them. */
+	if (d->gid_count)
+		gids_reclaim(e, d);
 	eng_idtab_fini(&d->qps);
 	eng_idtab_fini(&d->mrs);
 	eng_stat_inc(devices_removed);
@@ -289,6 +370,7 @@ void eng_dev_info(const struct eng_dev *d, struct pv_ipc_dev_info *out)
 	out->port_state = d->port_state;
 	out->netdev_mtu = d->netdev_mtu;
 	out->active_mtu = d->active_mtu;
+	out->gid_conflicts = d->conflict_count;
 }
 
 void eng_dev_attr(const struct eng_dev *d, struct pv_ipc_dev_attr *o)

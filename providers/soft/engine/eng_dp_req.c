@@ -52,6 +52,8 @@ static bool pkeys_match(uint16_t a, uint16_t b)
 	return (a & 0x7fff) == (b & 0x7fff) && ((a | b) & 0x8000);
 }
 
+/* The device whose table holds dgid: at most one does, since a GID
+ * belongs to one device of the engine (eng_gid_own.h). */
 static struct eng_dev *dest_dev(struct eng *e, struct eng_dp_qp *dq,
 				const uint8_t dgid[16])
 {
@@ -234,8 +236,13 @@ static int req_exec(struct eng *e, struct eng_dp_qp *dq,
 	} else {
 		dst = eng_dp_find_dest(e, dq, qp->attr.ah_attr.dgid,
 				       qp->attr.dest_qp_num);
-		if (dst && dst->attr.dest_qp_num != qp->qp_num)
-			dst = NULL;	/* not connected to us */
+		/* Connected to us: its QP number and its remote GID, which
+		 * must be ours (QP numbers are per device, so the number
+		 * alone would let any pod speak for the real peer). */
+		if (dst && (dst->attr.dest_qp_num != qp->qp_num ||
+			    !dev_has_gid(qp->o.conn->dev,
+					 dst->attr.ah_attr.dgid)))
+			dst = NULL;
 		if (!dst)
 			return qp->init.qp_type == ENG_QPT_RC ?
 			       retry_wait(dq) : WC_SUCCESS;

@@ -27,6 +27,7 @@
 	X(objects_live)			\
 	X(link_events)			\
 	X(gid_changes)			\
+	X(gid_conflicts)		\
 	X(port_state_changes)		\
 	X(dp_wqes)			\
 	X(dp_bytes)			\

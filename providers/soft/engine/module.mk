@@ -18,6 +18,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_dp_sched.c \
 	providers/soft/engine/eng_dp_timer.c \
 	providers/soft/engine/eng_events.c \
+	providers/soft/engine/eng_gid_own.c \
 	providers/soft/engine/eng_handles.c \
 	providers/soft/engine/eng_idtab.c \
 	providers/soft/engine/eng_limits.c \
@@ -41,6 +42,7 @@ ALL_TARGETS += $(PODVERBSD)
 HEADERS_CHECK += \
 	providers/soft/engine/eng.h \
 	providers/soft/engine/eng_dp.h \
+	providers/soft/engine/eng_gid_own.h \
 	providers/soft/engine/eng_handles.h \
 	providers/soft/engine/eng_ibv.h \
 	providers/soft/engine/eng_idtab.h \
@@ -74,3 +76,6 @@ $(ENG_DP_LOOP): $(call objs,tests/integration/engine_dp/eng_dp_loop.c) $(LIBDIR_
 	$(CC) $(BASE_LDFLAGS) -o $@ $(filter %.o,$^) $(LIBDIR_B)/libibverbs.so.1
 
 ALL_TARGETS += $(ENG_DP_LOOP)
+
+# GID ownership (pure).
+$(eval $(call unit_test,test_eng_gid_own,tests/unit/engine/test_eng_gid_own.c,$(OBJDIR)/providers/soft/engine/eng_gid_own.o,))

@@ -365,11 +365,12 @@ static void dev_print_json(const struct pv_ipc_adm_dev *d, bool last)
 	json_str(d->netns_path);
 	printf(", \"netns_dev\": %" PRIu64 ", \"netns_ino\": %" PRIu64
 	       ", \"port_state\": \"%s\", \"mtu\": %u, \"active_mtu\": %u, "
-	       "\"pkey\": %u, \"clients\": %u, "
+	       "\"pkey\": %u, \"clients\": %u, \"gid_conflicts\": %u, "
 	       "\"node_guid\": \"%016" PRIx64 "\", \"gids\": [",
 	       d->netns_dev, d->netns_ino, port_state_str(d->info.port_state),
 	       d->info.netdev_mtu, 128u << d->info.active_mtu, d->info.pkey,
-	       d->clients, __builtin_bswap64(d->info.node_guid));
+	       d->clients, d->info.gid_conflicts,
+	       __builtin_bswap64(d->info.node_guid));
 	for (uint32_t i = 0; i < d->gid_count && i < PV_GID_TABLE_MAX; i++) {
 		gid_str(d->gid[i].gid, g);
 		printf("%s\"%s\"", i ? ", " : "", g);
@@ -391,6 +392,10 @@ static void dev_print_row(const struct pv_ipc_adm_dev *d)
 		gid_str(d->gid[i].gid, g);
 		printf("%s%s", i ? " " : "", g);
 	}
+	if (d->info.gid_conflicts)
+		printf("  (note: %u GID%s of %s left out, owned by another "
+		       "device)", d->info.gid_conflicts,
+		       d->info.gid_conflicts == 1 ? "" : "s", d->info.ifname);
 	putchar('\n');
 }
 

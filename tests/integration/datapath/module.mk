@@ -17,7 +17,8 @@ DPT_PROGS := \
 	dpt_ex_api \
 	dpt_kill \
 	dpt_pkey \
-	dpt_async
+	dpt_async \
+	dpt_gid_spoof
 
 # $(call dpt_prog,NAME): $(DPT_DIR)/NAME from NAME.c and the harness.
 define dpt_prog

@@ -578,6 +578,56 @@ static void test_eng_admin__obj_list_pages(void **state)
 	assert_int_equal(l->count, 0);
 }
 
+/* A GID belongs to one device: a later device whose interface has the
+ * same address leaves it out (dense table, counted once), and picks it up
+ * when the owner lets it go (address dropped, device deleted). */
+static void test_eng_device__gid_owned_by_one_device(void **state)
+{
+	struct fx *f = *state;
+	uint64_t conflicts = eng_stats[ENG_STAT_gid_conflicts];
+	struct pv_ipc_dev_info info;
+	struct netns_link l;
+	struct eng_dev *d2;
+
+	fake_link(&l, 1500, true);
+	l.naddrs = 2;
+	l.addrs[1] = l.addrs[0];
+	memcpy(l.addrs[1].addr, "\x0a\x00\x00\x02", 4);
+	/* 10.0.0.1 (the first device's) first: 10.0.0.2 moves up to 0 */
+	assert_int_equal(eng_dev_register(&f->e, -1, &other_ns, "", "rdma0",
+					  0, &l, &d2), 0);
+	assert_int_equal(d2->gid_count, 1);
+	assert_memory_equal(d2->gid[0].gid + 12, "\x0a\x00\x00\x02", 4);
+	assert_int_equal(d2->conflict_count, 1);
+	assert_int_equal(eng_stats[ENG_STAT_gid_conflicts], conflicts + 1);
+	eng_dev_info(d2, &info);
+	assert_int_equal(info.gid_conflicts, 1);
+	/* the owner is untouched; a re-read does not count it again */
+	assert_int_equal(f->dev->gid_count, 1);
+	eng_dev_apply_link(&f->e, d2, &l);
+	assert_int_equal(eng_stats[ENG_STAT_gid_conflicts], conflicts + 1);
+
+	/* the owner drops 10.0.0.1: d2 takes it, in its interface's order */
+	memcpy(l.addrs[0].addr, "\x0a\x00\x00\x09", 4);
+	l.naddrs = 1;
+	eng_dev_apply_link(&f->e, f->dev, &l);
+	assert_int_equal(d2->gid_count, 2);
+	assert_memory_equal(d2->gid[0].gid + 12, "\x0a\x00\x00\x01", 4);
+	assert_int_equal(d2->conflict_count, 0);
+
+	/* it comes back to the first device: d2 keeps it now */
+	memcpy(l.addrs[0].addr, "\x0a\x00\x00\x01", 4);
+	eng_dev_apply_link(&f->e, f->dev, &l);
+	assert_int_equal(f->dev->gid_count, 0);
+	assert_int_equal(f->dev->conflict_count, 1);
+	assert_int_equal(eng_stats[ENG_STAT_gid_conflicts], conflicts + 2);
+
+	/* d2 deleted: the first device gets it back */
+	eng_dev_remove(&f->e, d2);
+	assert_int_equal(f->dev->gid_count, 1);
+	assert_int_equal(f->dev->conflict_count, 0);
+}
+
 int main(void)
 {
 #define T(n) cmocka_unit_test_setup_teardown(n, setup, teardown)
@@ -593,6 +643,7 @@ int main(void)
 		T(test_eng_device__other_namespace_sees_nothing),
 		T(test_eng_device__own_namespace_queries),
 		T(test_eng_device__names_unique_per_namespace),
+		T(test_eng_device__gid_owned_by_one_device),
 		T(test_eng_objects__context_and_objects),
 		T(test_eng_qp__create_modify_query_destroy),
 		T(test_eng_qp__foreign_handles_rejected),
