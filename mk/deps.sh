@@ -10,7 +10,8 @@ iperf3 sockperf
 podman runc containernetworking-plugins iptables
 strace util-linux coreutils
 python3
-libgrpc-dev libprotobuf-c-dev protobuf-c-compiler python3-grpcio python3-grpc-tools"
+libgrpc-dev libprotobuf-c-dev protobuf-c-compiler python3-grpcio python3-grpc-tools
+python3-pkg-resources"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
