@@ -11,8 +11,8 @@
 BUILD=${1:-build}
 shift
 TIERS=${*:-unit abi integration compat}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=$(cd "$ROOT" && cd "$BUILD" && pwd)
+ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
+BUILD=$(cd "$ROOT" && cd "$BUILD" && pwd -P)
 export PV_BUILD="$BUILD" PV_ROOT="$ROOT"
 LOGDIR="$BUILD/test-logs"
 mkdir -p "$LOGDIR"
