@@ -17,11 +17,17 @@
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_loop.h"
+#include "providers/soft/engine/eng_seccomp.h"
+
+#define ENG_NO_SECCOMP_ENV	"PODVERBS_NO_SECCOMP"
+
+enum { ENG_NO_SECCOMP_BY_OPT = 1, ENG_NO_SECCOMP_BY_ENV = 2 };
 
 struct opts {
 	const char *socket;
 	const char *pidfile;
 	int foreground;
+	int no_seccomp;
 };
 
 static void usage(FILE *out)
@@ -39,6 +45,12 @@ static void usage(FILE *out)
 "      --max-clients N    same as --limit max_clients=N\n"
 "      --max-devices N    same as --limit max_devices=N\n"
 "  -L, --limit NAME=VAL   set one limit (below; repeatable)\n"
+"      --no-seccomp       do not confine the engine with its seccomp\n"
+"                         filter (debugging; also PODVERBS_NO_SECCOMP=1).\n"
+"                         By default, once set up, execve, ptrace, mount,\n"
+"                         unshare, setns other than into a network\n"
+"                         namespace, modules, bpf, keyrings and the like\n"
+"                         fail with EPERM in every engine thread\n"
 "  -h, --help             this text\n"
 "\n"
 "Limits (requests beyond them fail with ENOMEM or EINVAL):\n",
@@ -64,17 +76,23 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "max-clients", required_argument, NULL, 'C' },
 		{ "max-devices", required_argument, NULL, 'D' },
 		{ "limit", required_argument, NULL, 'L' },
+		{ "no-seccomp", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	const char *env;
 	int c, lvl;
 
 	o->socket = pv_ipc_socket_path();
+	env = getenv(ENG_NO_SECCOMP_ENV);
+	if (env && !strcmp(env, "1"))
+		o->no_seccomp = ENG_NO_SECCOMP_BY_ENV;
 	while ((c = getopt_long(argc, argv, "s:fl:p:L:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 's': o->socket = optarg; break;
 		case 'f': o->foreground = 1; break;
 		case 'p': o->pidfile = optarg; break;
+		case 'S': o->no_seccomp = ENG_NO_SECCOMP_BY_OPT; break;
 		case 'l':
 			lvl = eng_log_parse_level(optarg);
 			if (lvl < 0) {
@@ -157,6 +175,33 @@ static void raise_nofile(void)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
+}
+
+/*
+ * Set up, not yet serving: confine the engine (eng_seccomp.h).  A filter
+ * that cannot be installed stops the engine rather than leaving it
+ * silently unconfined; --no-seccomp is the explicit way to run without.
+ */
+static int confine(const struct opts *o)
+{
+	int n;
+
+	if (o->no_seccomp) {
+		eng_warn("seccomp: off (%s)",
+			 o->no_seccomp == ENG_NO_SECCOMP_BY_OPT ? "--no-seccomp"
+				: ENG_NO_SECCOMP_ENV "=1");
+		return 0;
+	}
+	n = eng_seccomp_apply();
+	if (n < 0) {
+		eng_err("seccomp: cannot install the filter: %s (run with "
+			"--no-seccomp to go without)", strerror(-n));
+		return n;
+	}
+	eng_info("seccomp: on, %d system calls refused with EPERM in every "
+		 "thread (plus setns other than CLONE_NEWNET, namespace "
+		 "flags on clone, clone3)", n);
+	return 0;
 }
 
 static int write_pidfile(const char *path)
@@ -273,6 +318,9 @@ int main(int argc, char **argv)
 	}
 	if (o.pidfile && (ret = write_pidfile(o.pidfile)) < 0)
 		eng_warn("pidfile %s: %s", o.pidfile, strerror(-ret));
+	ret = confine(&o);
+	if (ret < 0)
+		goto err_unlink_pidfile;
 	detach_ready(ready_fd);
 	eng_info("listening on %s (pid %d)", o.socket, (int)getpid());
 	ret = eng_run(&e);
@@ -282,6 +330,9 @@ int main(int argc, char **argv)
 	eng_info("stopped");
 	return ret < 0 ? 1 : 0;
 
+err_unlink_pidfile:
+	if (o.pidfile)
+		unlink(o.pidfile);
 err_fini:
 	if (ready_fd >= 0)
 		close(ready_fd);

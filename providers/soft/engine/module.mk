@@ -34,9 +34,14 @@ ENG_CORE_OBJS := $(call objs,$(ENG_CORE_SRCS))
 ENG_DEPS := $(ENG_CORE_OBJS) $(PV_COMMON_OBJS) $(NETNS_LIB)
 PODVERBSD := $(BINDIR_B)/podverbsd
 
-$(PODVERBSD): $(call objs,providers/soft/engine/eng_main.c) $(ENG_DEPS)
+# The seccomp filter is linked by main() only (and its own unit test), so
+# the other engine tests need no libseccomp.
+ENG_SECCOMP_OBJ := $(call objs,providers/soft/engine/eng_seccomp.c)
+ENG_SECCOMP_LIBS = $(shell $(PKG_CONFIG) --libs libseccomp 2>/dev/null || echo -lseccomp)
+
+$(PODVERBSD): $(call objs,providers/soft/engine/eng_main.c) $(ENG_SECCOMP_OBJ) $(ENG_DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_LDFLAGS) -o $@ $^ $(NETNS_LIBS)
+	$(CC) $(BASE_LDFLAGS) -o $@ $^ $(NETNS_LIBS) $(ENG_SECCOMP_LIBS)
 
 ALL_TARGETS += $(PODVERBSD)
 HEADERS_CHECK += \
@@ -52,6 +57,7 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_loop.h \
 	providers/soft/engine/eng_obj.h \
 	providers/soft/engine/eng_port.h \
+	providers/soft/engine/eng_seccomp.h \
 	providers/soft/engine/eng_stats.h
 
 $(eval $(call unit_test,test_eng_pure,tests/unit/engine/test_eng_pure.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_handles.o eng_idtab.o eng_limits.o eng_port.o),))
@@ -79,3 +85,7 @@ ALL_TARGETS += $(ENG_DP_LOOP)
 
 # GID ownership (pure).
 $(eval $(call unit_test,test_eng_gid_own,tests/unit/engine/test_eng_gid_own.c,$(OBJDIR)/providers/soft/engine/eng_gid_own.o,))
+
+# The seccomp filter, loaded in a forked child that then tries what it
+# refuses and what the engine still needs.
+$(eval $(call unit_test,test_eng_seccomp,tests/unit/engine/test_eng_seccomp.c,$(ENG_SECCOMP_OBJ),$(ENG_SECCOMP_LIBS)))
