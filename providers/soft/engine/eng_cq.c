@@ -3,13 +3,11 @@
  * arming for one notification (ibv_req_notify_cq). */
 #include <errno.h>
 #include <string.h>
-#include <sys/socket.h>
 
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
-#include "providers/soft/engine/eng_stats.h"
 
 static void cq_release(struct eng *e, struct eng_obj *o)
 {
@@ -112,18 +110,4 @@ int eng_op_cq_req_notify(struct eng_req *r)
 	cq->armed = true;
 	eng_dp_cq_arm(cq, cq->solicited_only);
 	return 0;
-}
-
-void eng_cq_completion(struct eng_cq *cq, bool solicited)
-{
-	struct pv_ipc_cq_event ev = { .cq_handle = cq->o.handle };
-
-	if (!cq->armed || !cq->channel || (cq->solicited_only && !solicited))
-		return;
-	cq->armed = false;
-	if (send(cq->channel->fd, &ev, sizeof(ev), MSG_DONTWAIT | MSG_NOSIGNAL)
-	    == (ssize_t)sizeof(ev))
-		eng_stat_inc(events_sent);
-	else
-		eng_stat_inc(events_dropped);
 }

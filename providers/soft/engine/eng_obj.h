@@ -131,9 +131,6 @@ int eng_op_cq_create(struct eng_req *r);
 int eng_op_cq_resize(struct eng_req *r);
 int eng_op_cq_destroy(struct eng_req *r);
 int eng_op_cq_req_notify(struct eng_req *r);
-/* Data path hook: a completion landed on cq; notifies its channel if
- * armed (and solicited matches), disarming it. */
-void eng_cq_completion(struct eng_cq *cq, bool solicited);
 /* eng_qp.c */
 int eng_op_qp_create(struct eng_req *r);
 int eng_op_qp_modify(struct eng_req *r);
