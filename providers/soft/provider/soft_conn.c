@@ -20,7 +20,6 @@ int soft_conn_open(struct soft_conn *c, const char *path)
 			      sizeof(hello));
 	if (ret < 0)
 		goto err_close;
-	c->client_id = hello.client_id;
 	return 0;
 
 err_close:
@@ -63,6 +62,7 @@ int soft_call_fds(struct soft_conn *c, uint16_t op, const void *req,
 	pthread_mutex_unlock(&c->lock);
 	if (ret < 0)
 		return ret;
+	/* A reply shorter than its struct would leave fields unset. */
 	if (resp_len && got < resp_len)
 		return -EPROTO;
 	return 0;
@@ -71,14 +71,5 @@ int soft_call_fds(struct soft_conn *c, uint16_t op, const void *req,
 int soft_call_fixed(struct soft_conn *c, uint16_t op, const void *req,
 		    uint32_t req_len, void *resp, uint32_t resp_len)
 {
-	uint32_t got = 0;
-	int ret;
-
-	ret = soft_call(c, op, req, req_len, resp, resp_len, &got, NULL, NULL);
-	if (ret < 0)
-		return ret;
-	/* A reply shorter than its struct would leave fields unset. */
-	if (resp_len && got < resp_len)
-		return -EPROTO;
-	return 0;
+	return soft_call_fds(c, op, req, req_len, NULL, 0, resp, resp_len);
 }

@@ -23,7 +23,6 @@ struct soft_conn {
 	int fd;
 	pthread_mutex_t lock;		/* one request/reply at a time */
 	uint32_t seq;
-	uint32_t client_id;
 };
 
 struct soft_ctx {
