@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <grpc/byte_buffer.h>
-#include <grpc/byte_buffer_reader.h>
 #include <grpc/grpc_security.h>
 #include <grpc/support/time.h>
 #include <stdio.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "deviceplugin_v1beta1.pb-c.h"
+#include "device-plugin/dp_rpc.h"
 
 enum dp_reg_mode dp_kubelet_mode(const struct dp_config *cfg)
 {
@@ -34,8 +34,6 @@ static grpc_byte_buffer *register_request(const struct dp_pool_config *pc)
 {
 	V1beta1__RegisterRequest req = V1BETA1__REGISTER_REQUEST__INIT;
 	V1beta1__DevicePluginOptions opt = V1BETA1__DEVICE_PLUGIN_OPTIONS__INIT;
-	grpc_byte_buffer *bb;
-	grpc_slice s;
 
 	opt.get_preferred_allocation_available = 1;
 	req.version = "v1beta1";
@@ -43,11 +41,7 @@ static grpc_byte_buffer *register_request(const struct dp_pool_config *pc)
 	req.endpoint = (char *)pc->socket_name;
 	req.resource_name = (char *)pc->resource_name;
 	req.options = &opt;
-	s = grpc_slice_malloc(v1beta1__register_request__get_packed_size(&req));
-	v1beta1__register_request__pack(&req, GRPC_SLICE_START_PTR(s));
-	bb = grpc_raw_byte_buffer_create(&s, 1);
-	grpc_slice_unref(s);
-	return bb;
+	return dp_rpc_pack(&req.base);
 }
 
 /* Runs the call; returns the gRPC status and fills details. */

@@ -37,8 +37,7 @@ const char *dp_rpc_method_path(enum dp_method m)
 	return method_paths[m];
 }
 
-/* Packs any protobuf-c message into a new byte buffer. */
-static grpc_byte_buffer *pack(const ProtobufCMessage *msg)
+grpc_byte_buffer *dp_rpc_pack(const ProtobufCMessage *msg)
 {
 	size_t len = protobuf_c_message_get_packed_size(msg);
 	grpc_slice s = grpc_slice_malloc(len);
@@ -103,7 +102,7 @@ grpc_byte_buffer *dp_rpc_list(struct dp_daemon *dp, int i)
 		resp.devices[resp.n_devices++] = dev;
 	}
 	if (!a.failed)
-		bb = pack(&resp.base);
+		bb = dp_rpc_pack(&resp.base);
 	dp_arena_free(&a);
 	return bb;
 }
@@ -117,7 +116,7 @@ static grpc_status_code get_options(struct dp_daemon *dp, int i,
 	(void)i;
 	o.pre_start_required = 0;
 	o.get_preferred_allocation_available = 1;
-	*resp = pack(&o.base);
+	*resp = dp_rpc_pack(&o.base);
 	return GRPC_STATUS_OK;
 }
 
@@ -188,7 +187,7 @@ static grpc_status_code preferred(struct dp_daemon *dp, int i,
 	if (st == GRPC_STATUS_RESOURCE_EXHAUSTED)
 		snprintf(details, cap, "out of memory");
 	if (!st)
-		*resp = pack(&out.base);
+		*resp = dp_rpc_pack(&out.base);
 out:
 	dp_arena_free(&a);
 	if (r)
@@ -233,7 +232,7 @@ static grpc_status_code allocate(struct dp_daemon *dp, int i,
 		}
 		out.n_container_responses++;
 	}
-	*resp = pack(&out.base);
+	*resp = dp_rpc_pack(&out.base);
 out:
 	if (st == GRPC_STATUS_OK)
 		dp->stats[i].allocations += out.n_container_responses;
@@ -258,7 +257,7 @@ static grpc_status_code get_info(struct dp_daemon *dp, int i,
 	info.endpoint = path;
 	info.supported_versions = versions;
 	info.n_supported_versions = 1;
-	*resp = pack(&info.base);
+	*resp = dp_rpc_pack(&info.base);
 	return GRPC_STATUS_OK;
 }
 
@@ -288,7 +287,7 @@ static grpc_status_code notify(struct dp_daemon *dp, int i,
 		       dp->cfg->pools[i].resource_name, r->error);
 	}
 	protobuf_c_message_free_unpacked(&r->base, NULL);
-	*resp = pack(&out.base);
+	*resp = dp_rpc_pack(&out.base);
 	return GRPC_STATUS_OK;
 }
 
@@ -307,7 +306,7 @@ grpc_status_code dp_rpc_unary(struct dp_daemon *dp, int i, enum dp_method m,
 	case DP_M_ALLOCATE:
 		return allocate(dp, i, req, resp, details, cap);
 	case DP_M_PRESTART:
-		*resp = pack(&ps.base);
+		*resp = dp_rpc_pack(&ps.base);
 		return GRPC_STATUS_OK;
 	case DP_M_REG_GET_INFO:
 		return get_info(dp, i, resp);

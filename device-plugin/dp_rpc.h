@@ -8,6 +8,7 @@
 
 #include <grpc/grpc.h>
 #include <grpc/status.h>
+#include <protobuf-c/protobuf-c.h>
 #include <stddef.h>
 
 #include "device-plugin/dp_daemon.h"
@@ -22,6 +23,9 @@ enum dp_method {
 	DP_M_REG_NOTIFY,
 	DP_M_COUNT,
 };
+
+/* Packs any protobuf-c message into a new byte buffer (caller destroys). */
+grpc_byte_buffer *dp_rpc_pack(const ProtobufCMessage *msg);
 
 /* Full gRPC method path, e.g. "/v1beta1.DevicePlugin/Allocate". */
 const char *dp_rpc_method_path(enum dp_method m);
