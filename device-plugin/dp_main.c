@@ -420,14 +420,21 @@ static void run_loop(struct dp_loop *l)
 	}
 }
 
+/* The signals the control loop takes through its signalfd: blocked in
+ * every thread, so this one set serves both. */
+static void loop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+}
+
 static int setup_loop(struct dp_loop *l)
 {
 	sigset_t set;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
+	loop_signals(&set);
 	l->sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	l->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (l->sig_fd < 0 || l->timer_fd < 0 || arm_timer(l))
@@ -533,10 +540,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	/* Block before any thread exists so only the signalfd sees them. */
-	sigemptyset(&set);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
+	loop_signals(&set);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	grpc_init();
