@@ -26,6 +26,17 @@ int cni_cmd_check(struct cni_ctx *ctx);
 int cni_cmd_gc(struct cni_ctx *ctx);
 int cni_cmd_status(struct cni_ctx *ctx);
 
+struct netns_link;
+
+/* Opens CNI_NETNS (netns_open): the fd, or -errno with ctx->err set
+ * (code 4). */
+int cni_pod_netns_open(struct cni_ctx *ctx);
+
+/* Reads CNI_IFNAME inside ns_fd (netns_link_get); on failure ctx->err is
+ * set (code 101). */
+int cni_pod_link_get(struct cni_ctx *ctx, int ns_fd,
+		     struct netns_link *ret_link);
+
 /*
  * Undoes what the state record st of attachment key in state folder dir
  * records (engine device, moved kernel device, the claim); things already

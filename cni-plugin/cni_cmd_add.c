@@ -28,8 +28,9 @@
 #include "cni-plugin/cni_result.h"
 #include "netns/netns.h"
 
-/* The interface must be in prevResult and really in the namespace. */
-static int find_interface(struct cni_ctx *ctx)
+/* The interface must be in prevResult and really in the namespace, which
+ * stays open in *ret_ns_fd for the rest of ADD. */
+static int find_interface(struct cni_ctx *ctx, int *ret_ns_fd)
 {
 	struct netns_link link;
 	int ns_fd, ret;
@@ -42,17 +43,15 @@ static int find_interface(struct cni_ctx *ctx)
 		return cni_fail(&ctx->err, CNI_ERR_INVALID_CONFIG,
 				"prevResult has no interface \"%s\" inside a sandbox; the plugin before podverbs must create CNI_IFNAME in the pod",
 				ctx->env.ifname);
-	ns_fd = netns_open(ctx->env.netns);
+	ns_fd = cni_pod_netns_open(ctx);
 	if (ns_fd < 0)
-		return cni_fail(&ctx->err, CNI_ERR_INVALID_ENV,
-				"CNI_NETNS %s cannot be opened: %s",
-				ctx->env.netns, strerror(-ns_fd));
-	ret = netns_link_get(ns_fd, ctx->env.ifname, &link);
-	close(ns_fd);
-	if (ret < 0)
-		return cni_fail(&ctx->err, CNI_ERR_NO_INTERFACE,
-				"interface \"%s\" not found in %s: %s",
-				ctx->env.ifname, ctx->env.netns, strerror(-ret));
+		return ns_fd;
+	ret = cni_pod_link_get(ctx, ns_fd, &link);
+	if (ret < 0) {
+		close(ns_fd);
+		return ret;
+	}
+	*ret_ns_fd = ns_fd;
 	return 0;
 }
 
@@ -169,10 +168,10 @@ static int claim_soft(struct cni_ctx *ctx, const char *key,
 	return 0;
 }
 
-static int add_kernel(struct cni_ctx *ctx, struct cni_state *st)
+static int add_kernel(struct cni_ctx *ctx, int ns_fd, struct cni_state *st)
 {
 	struct cni_rdma_dev dev;
-	int mode, ns_fd, ret;
+	int mode, ret;
 
 	ret = cni_kernel_netns_mode(&mode, &ctx->err);
 	if (ret < 0)
@@ -186,22 +185,16 @@ static int add_kernel(struct cni_ctx *ctx, struct cni_state *st)
 		return ret;
 	strcpy(st->kernel_device, dev.name);
 	st->kernel_index = dev.index;
-	ns_fd = netns_open(ctx->env.netns);
-	if (ns_fd < 0)
-		return cni_fail(&ctx->err, CNI_ERR_INVALID_ENV,
-				"CNI_NETNS %s cannot be opened: %s",
-				ctx->env.netns, strerror(-ns_fd));
 	ret = cni_kernel_move(dev.index, dev.name, ns_fd, -1, &ctx->err);
-	close(ns_fd);
 	if (ret == 0)
 		st->moved = 1;
 	return ret;
 }
 
-static int state_init(struct cni_ctx *ctx, struct cni_state *st)
+static int state_init(struct cni_ctx *ctx, int ns_fd, struct cni_state *st)
 {
 	struct netns_id id;
-	int ns_fd, ret;
+	int ret;
 
 	memset(st, 0, sizeof(*st));
 	strcpy(st->network, ctx->conf.name);
@@ -213,13 +206,7 @@ static int state_init(struct cni_ctx *ctx, struct cni_state *st)
 	strcpy(st->engine_socket, ctx->conf.engine_socket);
 	strcpy(st->device_name, ctx->conf.device_name);
 	st->pkey = ctx->conf.pkey;
-	ns_fd = netns_open(ctx->env.netns);
-	if (ns_fd < 0)
-		return cni_fail(&ctx->err, CNI_ERR_INVALID_ENV,
-				"CNI_NETNS %s cannot be opened: %s",
-				ctx->env.netns, strerror(-ns_fd));
 	ret = netns_id_of_fd(ns_fd, &id);
-	close(ns_fd);
 	if (ret < 0)
 		return cni_fail(&ctx->err, CNI_ERR_INVALID_ENV,
 				"CNI_NETNS %s: %s", ctx->env.netns,
@@ -242,13 +229,13 @@ static int write_state(struct cni_ctx *ctx, const char *key,
 }
 
 /* Soft mode: the claim, then the engine; see cni_claim.h. */
-static int add_device(struct cni_ctx *ctx, const char *key,
+static int add_device(struct cni_ctx *ctx, int ns_fd, const char *key,
 		      struct cni_state *st)
 {
 	int refused = 0, ret;
 
 	if (st->mode == CNI_MODE_KERNEL)
-		return add_kernel(ctx, st);
+		return add_kernel(ctx, ns_fd, st);
 	ret = claim_soft(ctx, key, st);
 	if (ret < 0)
 		return ret;
@@ -260,8 +247,10 @@ static int add_device(struct cni_ctx *ctx, const char *key,
 	return ret;
 }
 
-/* Does the work under the attachment's lock, and releases it. */
-static int add_locked(struct cni_ctx *ctx, const char *key, int lock)
+/* Does the work under the attachment's lock, and releases it.  ns_fd is
+ * CNI_NETNS. */
+static int add_locked(struct cni_ctx *ctx, int ns_fd, const char *key,
+		      int lock)
 {
 	const char *dir = ctx->conf.state_dir;
 	struct cni_err ignored = { 0 };
@@ -275,7 +264,7 @@ static int add_locked(struct cni_ctx *ctx, const char *key, int lock)
 		if (ret < 0)
 			goto err_unlock;	/* keep the old record */
 	}
-	ret = state_init(ctx, &st);
+	ret = state_init(ctx, ns_fd, &st);
 	if (ret < 0)
 		goto err_remove;
 	/* Recorded before the engine is asked: a crash from here on leaves
@@ -283,7 +272,7 @@ static int add_locked(struct cni_ctx *ctx, const char *key, int lock)
 	ret = write_state(ctx, key, &st);
 	if (ret < 0)
 		goto err_remove;
-	ret = add_device(ctx, key, &st);
+	ret = add_device(ctx, ns_fd, key, &st);
 	if (ret < 0)
 		goto err_undo;
 	st.phase = CNI_PHASE_READY;
@@ -303,16 +292,13 @@ err_unlock:
 	return ret;
 }
 
-int cni_cmd_add(struct cni_ctx *ctx)
+/* Locks the attachment and makes it; ns_fd is CNI_NETNS. */
+static int add_attachment(struct cni_ctx *ctx, int ns_fd)
 {
 	const char *dir = ctx->conf.state_dir;
 	char key[CNI_STATE_KEY_MAX];
-	cJSON *res;
 	int lock, ret;
 
-	ret = find_interface(ctx);
-	if (ret < 0)
-		return ret;
 	ret = cni_state_key(ctx->conf.name, ctx->env.containerid,
 			    ctx->env.ifname, key, sizeof(key));
 	if (ret < 0)
@@ -323,7 +309,19 @@ int cni_cmd_add(struct cni_ctx *ctx)
 		return cni_fail(&ctx->err, CNI_ERR_IO,
 				"locking state in %s failed: %s", dir,
 				strerror(-lock));
-	ret = add_locked(ctx, key, lock);
+	return add_locked(ctx, ns_fd, key, lock);
+}
+
+int cni_cmd_add(struct cni_ctx *ctx)
+{
+	cJSON *res;
+	int ns_fd, ret;
+
+	ret = find_interface(ctx, &ns_fd);
+	if (ret < 0)
+		return ret;
+	ret = add_attachment(ctx, ns_fd);
+	close(ns_fd);
 	if (ret < 0)
 		return ret;
 	res = cni_result_convert(ctx->conf.prev_result, ctx->conf.ver);

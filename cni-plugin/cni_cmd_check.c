@@ -132,17 +132,13 @@ static int check_locked(struct cni_ctx *ctx, const struct cni_state *st)
 	struct netns_link link;
 	int ns_fd, nips = 0, ret;
 
-	ns_fd = netns_open(ctx->env.netns);
+	ns_fd = cni_pod_netns_open(ctx);
 	if (ns_fd < 0)
-		return cni_fail(&ctx->err, CNI_ERR_INVALID_ENV,
-				"CNI_NETNS %s cannot be opened: %s",
-				ctx->env.netns, strerror(-ns_fd));
-	ret = netns_link_get(ns_fd, ctx->env.ifname, &link);
+		return ns_fd;
+	ret = cni_pod_link_get(ctx, ns_fd, &link);
 	close(ns_fd);
 	if (ret < 0)
-		return cni_fail(&ctx->err, CNI_ERR_NO_INTERFACE,
-				"interface \"%s\" not found in %s: %s",
-				ctx->env.ifname, ctx->env.netns, strerror(-ret));
+		return ret;
 	ret = check_addresses(ctx, &link, ips, &nips);
 	if (ret < 0 || st->mode == CNI_MODE_KERNEL)
 		return ret;

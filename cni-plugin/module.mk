@@ -19,6 +19,7 @@ CNI_SRCS := \
 	cni-plugin/cni_gc_list.c \
 	cni-plugin/cni_kernel.c \
 	cni-plugin/cni_main.c \
+	cni-plugin/cni_pod.c \
 	cni-plugin/cni_rdmanl.c \
 	cni-plugin/cni_result.c \
 	cni-plugin/cni_seccomp.c \
