@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "providers/soft/engine/eng_dp.h"
+#include "providers/soft/engine/eng_gid_own.h"
 #include "providers/soft/engine/eng_ibv.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_port.h"
@@ -39,10 +40,7 @@
 
 static bool dev_has_gid(const struct eng_dev *d, const uint8_t gid[16])
 {
-	for (uint32_t i = 0; i < d->gid_count; i++)
-		if (memcmp(d->gid[i].gid, gid, 16) == 0)
-			return true;
-	return false;
+	return eng_gid_table_has(d->gid, d->gid_count, gid);
 }
 
 /* P_Keys match when their base values are equal and at least one is a

@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-static bool table_has(const struct pv_ipc_gid_entry *t, uint32_t n,
-		      const uint8_t gid[16])
+bool eng_gid_table_has(const struct pv_ipc_gid_entry *t, uint32_t n,
+		       const uint8_t gid[16])
 {
 	for (uint32_t i = 0; i < n; i++)
 		if (memcmp(t[i].gid, gid, 16) == 0)
@@ -25,7 +25,7 @@ uint32_t eng_gid_owner(const struct eng_gid_holder *h, uint32_t nh,
 {
 	for (uint32_t i = 0; i < nh; i++)
 		if (h[i].dev_id != self_id &&
-		    table_has(h[i].gid, h[i].count, gid))
+		    eng_gid_table_has(h[i].gid, h[i].count, gid))
 			return h[i].dev_id;
 	return 0;
 }

@@ -49,6 +49,10 @@ void eng_gid_claim(uint32_t self_id, const uint8_t (*want)[16],
 		   uint32_t nwant, const struct eng_gid_holder *h,
 		   uint32_t nh, struct eng_gid_claim *out);
 
+/* gid is in device table t[0..n). */
+bool eng_gid_table_has(const struct pv_ipc_gid_entry *t, uint32_t n,
+		       const uint8_t gid[16]);
+
 /* gid is one of set[0..n). */
 bool eng_gid_in(const uint8_t (*set)[16], uint32_t n, const uint8_t gid[16]);
 
