@@ -123,9 +123,17 @@ static int map_handle(struct soft_ctx *sc, uint16_t op, uint32_t handle,
 	return map_call(sc, op, &h, sizeof(h), resp, m, NULL);
 }
 
-static uint32_t max_u32(uint32_t a, uint32_t b)
+/* The least entry size for a WQE header of hdr_len bytes followed by
+ * max_sge SGEs or max_inline bytes.  Saturates, so caps too large for any
+ * ring fail soft_ring_check: the post paths rely on every attached entry
+ * holding that much and don't re-check it per WR. */
+static uint32_t wqe_entry_min(size_t hdr_len, uint32_t max_sge,
+			      uint32_t max_inline)
 {
-	return a > b ? a : b;
+	uint64_t data = (uint64_t)max_sge * sizeof(struct pv_wqe_sge);
+	uint64_t need = hdr_len + (data > max_inline ? data : max_inline);
+
+	return need > UINT32_MAX ? UINT32_MAX : (uint32_t)need;
 }
 
 /* Checks and attaches the ring at off of m. */
@@ -155,11 +163,10 @@ int soft_qp_map(struct soft_ctx *sc, struct pv_qp *qp,
 	ret = map_handle(sc, PV_OP_QP_MAP, qp->handle, &resp, &d->map);
 	if (ret < 0)
 		goto err_free;
-	sq_entry = sizeof(struct pv_send_wqe) +
-		   max_u32(cap->max_send_sge * sizeof(struct pv_wqe_sge),
-			   cap->max_inline_data);
-	rq_entry = sizeof(struct pv_recv_wqe) +
-		   cap->max_recv_sge * sizeof(struct pv_wqe_sge);
+	sq_entry = wqe_entry_min(sizeof(struct pv_send_wqe),
+				 cap->max_send_sge, cap->max_inline_data);
+	rq_entry = wqe_entry_min(sizeof(struct pv_recv_wqe),
+				 cap->max_recv_sge, 0);
 	ret = attach(&d->map, resp.ring_off[0], sq_entry, cap->max_send_wr,
 		     &d->sq, true);
 	if (ret < 0)
@@ -279,9 +286,8 @@ int soft_srq_map(struct soft_ctx *sc, struct pv_srq *srq, uint32_t max_sge,
 	if (ret < 0)
 		goto err_free;
 	ret = attach(&d->map, resp.ring_off[0],
-		     sizeof(struct pv_recv_wqe) +
-		     max_sge * sizeof(struct pv_wqe_sge), max_wr, &d->ring,
-		     true);
+		     wqe_entry_min(sizeof(struct pv_recv_wqe), max_sge, 0),
+		     max_wr, &d->ring, true);
 	if (ret < 0)
 		goto err_unmap;
 	d->max_sge = max_sge;

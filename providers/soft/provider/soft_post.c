@@ -149,12 +149,8 @@ static int post_recv_ring(struct soft_ctx *sc, struct soft_ring *r,
 			ret = -ENOMEM;
 			break;
 		}
-		if ((size_t)(wr->num_sge > 0 ? wr->num_sge : 0) *
-		    sizeof(struct pv_wqe_sge) + sizeof(struct pv_recv_wqe) >
-		    r->entry_size) {
-			ret = -EINVAL;
-			break;
-		}
+		/* max_sge bounds the entry: the ring was checked to hold
+		 * that many SGEs when it was mapped. */
 		ret = soft_encode_recv(max_sge, wr,
 				       soft_ring_slot(r, r->head));
 		if (ret < 0)

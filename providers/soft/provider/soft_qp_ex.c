@@ -168,8 +168,9 @@ static void wr_set_sge_list(struct ibv_qp_ex *x, size_t n,
 		fail(d, EINVAL);
 		return;
 	}
-	if (n > d->max_send_sge ||
-	    n * sizeof(*out) > d->sq.entry_size - sizeof(*w)) {
+	/* The SQ entry was checked at map time to hold max_send_sge SGEs
+	 * and max_inline bytes. */
+	if (n > d->max_send_sge) {
 		fail(d, EINVAL);
 		return;
 	}
@@ -195,7 +196,6 @@ static void wr_set_inline_data_list(struct ibv_qp_ex *x, size_t n,
 {
 	struct soft_qp_dp *d = dp(x);
 	struct pv_send_wqe *w = d->wr_cur;
-	size_t room;
 
 	if (!w || w->opcode == IBV_WR_RDMA_READ ||
 	    w->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
@@ -203,10 +203,7 @@ static void wr_set_inline_data_list(struct ibv_qp_ex *x, size_t n,
 		fail(d, EINVAL);
 		return;
 	}
-	room = d->sq.entry_size - sizeof(*w);
-	if (soft_wqe_inline(w, d->max_inline < room ? d->max_inline
-						    : (uint32_t)room,
-			    n, buf) < 0)
+	if (soft_wqe_inline(w, d->max_inline, n, buf) < 0)
 		fail(d, EINVAL);
 }
 
