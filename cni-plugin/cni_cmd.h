@@ -26,6 +26,11 @@ int cni_cmd_check(struct cni_ctx *ctx);
 int cni_cmd_gc(struct cni_ctx *ctx);
 int cni_cmd_status(struct cni_ctx *ctx);
 
+/* Puts the attachment's state key in key (CNI_STATE_KEY_MAX bytes) and
+ * takes its lock (cni_state_lock): the lock fd, or -errno with ctx->err
+ * set. */
+int cni_attachment_lock(struct cni_ctx *ctx, char *key);
+
 struct netns_link;
 
 /* Opens CNI_NETNS (netns_open): the fd, or -errno with ctx->err set

@@ -295,20 +295,11 @@ err_unlock:
 /* Locks the attachment and makes it; ns_fd is CNI_NETNS. */
 static int add_attachment(struct cni_ctx *ctx, int ns_fd)
 {
-	const char *dir = ctx->conf.state_dir;
 	char key[CNI_STATE_KEY_MAX];
-	int lock, ret;
+	int lock = cni_attachment_lock(ctx, key);
 
-	ret = cni_state_key(ctx->conf.name, ctx->env.containerid,
-			    ctx->env.ifname, key, sizeof(key));
-	if (ret < 0)
-		return cni_fail(&ctx->err, CNI_ERR_INVALID_ENV,
-				"network name + CNI_CONTAINERID + CNI_IFNAME too long");
-	lock = cni_state_lock(dir, key);
 	if (lock < 0)
-		return cni_fail(&ctx->err, CNI_ERR_IO,
-				"locking state in %s failed: %s", dir,
-				strerror(-lock));
+		return lock;
 	return add_locked(ctx, ns_fd, key, lock);
 }
 

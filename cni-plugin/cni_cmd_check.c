@@ -154,16 +154,9 @@ int cni_cmd_check(struct cni_ctx *ctx)
 	if (!ctx->conf.prev_result)
 		return cni_fail(&ctx->err, CNI_ERR_INVALID_CONFIG,
 				"CHECK needs prevResult");
-	ret = cni_state_key(ctx->conf.name, ctx->env.containerid,
-			    ctx->env.ifname, key, sizeof(key));
-	if (ret < 0)
-		return cni_fail(&ctx->err, CNI_ERR_INVALID_ENV,
-				"network name + CNI_CONTAINERID + CNI_IFNAME too long");
-	lock = cni_state_lock(ctx->conf.state_dir, key);
+	lock = cni_attachment_lock(ctx, key);
 	if (lock < 0)
-		return cni_fail(&ctx->err, CNI_ERR_IO,
-				"locking state in %s failed: %s",
-				ctx->conf.state_dir, strerror(-lock));
+		return lock;
 	ret = cni_state_read(ctx->conf.state_dir, key, &st);
 	if (ret == -ENOENT) {
 		/* Leave no lock file behind for an attachment never made. */

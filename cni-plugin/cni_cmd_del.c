@@ -127,16 +127,9 @@ int cni_cmd_del(struct cni_ctx *ctx)
 	struct cni_state st;
 	int lock, ret;
 
-	ret = cni_state_key(ctx->conf.name, ctx->env.containerid,
-			    ctx->env.ifname, key, sizeof(key));
-	if (ret < 0)
-		return cni_fail(&ctx->err, CNI_ERR_INVALID_ENV,
-				"network name + CNI_CONTAINERID + CNI_IFNAME too long");
-	lock = cni_state_lock(dir, key);
+	lock = cni_attachment_lock(ctx, key);
 	if (lock < 0)
-		return cni_fail(&ctx->err, CNI_ERR_IO,
-				"locking state in %s failed: %s", dir,
-				strerror(-lock));
+		return lock;
 	ret = cni_state_read(dir, key, &st);
 	/* No record: nothing was made, or it was already deleted. */
 	if (ret == -ENOENT || ret == -EBADMSG)

@@ -10,6 +10,7 @@ CNI_SRCS := \
 	cni-plugin/cni_cmd_add.c \
 	cni-plugin/cni_cmd_check.c \
 	cni-plugin/cni_cmd_del.c \
+	cni-plugin/cni_cmd_shared.c \
 	cni-plugin/cni_cmd_status.c \
 	cni-plugin/cni_claim.c \
 	cni-plugin/cni_conf.c \
@@ -19,7 +20,6 @@ CNI_SRCS := \
 	cni-plugin/cni_gc_list.c \
 	cni-plugin/cni_kernel.c \
 	cni-plugin/cni_main.c \
-	cni-plugin/cni_pod.c \
 	cni-plugin/cni_rdmanl.c \
 	cni-plugin/cni_result.c \
 	cni-plugin/cni_seccomp.c \

@@ -1,10 +1,26 @@
 /* SPDX-License-Identifier: MIT */
-/* The pod's namespace and interface, with the errors ADD and CHECK report
- * about them (see cni_cmd.h). */
+/* What ADD, CHECK and DEL share, with the errors they report: the
+ * attachment's lock, the pod's namespace and interface (see cni_cmd.h). */
 #include <string.h>
 
 #include "cni-plugin/cni_cmd.h"
 #include "netns/netns.h"
+
+int cni_attachment_lock(struct cni_ctx *ctx, char *key)
+{
+	int lock;
+
+	if (cni_state_key(ctx->conf.name, ctx->env.containerid,
+			  ctx->env.ifname, key, CNI_STATE_KEY_MAX) < 0)
+		return cni_fail(&ctx->err, CNI_ERR_INVALID_ENV,
+				"network name + CNI_CONTAINERID + CNI_IFNAME too long");
+	lock = cni_state_lock(ctx->conf.state_dir, key);
+	if (lock < 0)
+		return cni_fail(&ctx->err, CNI_ERR_IO,
+				"locking state in %s failed: %s",
+				ctx->conf.state_dir, strerror(-lock));
+	return lock;
+}
 
 int cni_pod_netns_open(struct cni_ctx *ctx)
 {
