@@ -54,6 +54,7 @@ struct soft_qp_dp {
 	uint32_t max_inline;
 	/* ibv_wr_* builder state, valid between wr_start and wr_complete. */
 	uint32_t wr_prod;		/* next slot to fill */
+	uint32_t wr_cons;		/* the engine's cons, last loaded */
 	struct pv_send_wqe *wr_cur;	/* the WQE being built, or NULL */
 	int wr_err;			/* first error of this batch */
 };

@@ -55,6 +55,7 @@ static void wr_start(struct ibv_qp_ex *x)
 
 	pthread_spin_lock(&d->sq_lock);
 	d->wr_prod = d->sq.head;
+	d->wr_cons = __atomic_load_n(&d->sq.hdr->cons, __ATOMIC_ACQUIRE);
 	d->wr_cur = NULL;
 	d->wr_err = 0;
 }
@@ -64,7 +65,6 @@ static struct pv_send_wqe *begin(struct ibv_qp_ex *x, enum ibv_wr_opcode op)
 {
 	struct soft_qp_dp *d = dp(x);
 	struct pv_send_wqe *w;
-	uint32_t cons;
 
 	if (d->wr_err)
 		return NULL;
@@ -72,12 +72,13 @@ static struct pv_send_wqe *begin(struct ibv_qp_ex *x, enum ibv_wr_opcode op)
 		fail(d, EINVAL);
 		return NULL;
 	}
-	cons = __atomic_load_n(&d->sq.hdr->cons, __ATOMIC_ACQUIRE);
-	if (!soft_ring_space(d->sq.num_entries, d->wr_prod, cons)) {
+	/* cons is reloaded only when the ring looks full, as in
+	 * ibv_post_send: not a load of the engine's cache line per WR. */
+	if (!soft_ring_space(d->sq.num_entries, d->wr_prod, d->wr_cons)) {
 		struct soft_ring pending = d->sq;
 
 		pending.head = d->wr_prod;
-		if (!soft_ring_wait_space(&pending, &cons)) {
+		if (!soft_ring_wait_space(&pending, &d->wr_cons)) {
 			fail(d, ENOMEM);
 			return NULL;
 		}
