@@ -5,7 +5,7 @@
  *
  * Threading: the control plane is one epoll loop on one thread and owns
  * everything here.  Objects a data path needs are also reachable by
- * number: devices by id (eng.devs), QPs by qp_num and MRs by key index
+ * number: devices by id (eng.devs), QPs by qp_num and MRs by key
  * (eng_dev.qps / eng_dev.mrs); a data path added later takes eng.lock
  * (not yet present) around those lookups.
  */
@@ -21,6 +21,8 @@
 #include "providers/soft/engine/eng_handles.h"
 #include "providers/soft/engine/eng_idtab.h"
 #include "providers/soft/engine/eng_list.h"
+#include "providers/soft/engine/eng_mrkey.h"
+#include "providers/soft/engine/eng_rguard.h"
 #include "providers/soft/pv-soft-abi.h"
 
 struct eng;
@@ -71,7 +73,8 @@ struct eng_dev {
 	uint8_t conflict[ENG_GID_WANT_MAX][16];
 	uint32_t clients;		/* connections with a context on it */
 	struct eng_idtab qps;		/* qp_num -> struct eng_qp */
-	struct eng_idtab mrs;		/* key index -> struct eng_mr */
+	struct eng_mrkeys mrs;		/* lkey/rkey -> struct eng_mr */
+	struct eng_rguard rguard;	/* remote access errors */
 };
 
 struct eng_conn {

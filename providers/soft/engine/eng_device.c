@@ -92,7 +92,7 @@ int eng_dev_register(struct eng *e, int ns_fd, const struct netns_id *ns,
 	d->port_state = PV_PORT_DOWN;
 	/* QP 0 and 1 are the special QPs of IBA 10.2.5. */
 	eng_idtab_init(&d->qps, 2, (1u << 24) - 1);
-	eng_idtab_init(&d->mrs, 1, (1u << 24) - 1);
+	eng_mrkeys_init(&d->mrs);
 	eng_dev_apply_link(e, d, link);
 	eng_stat_inc(devices_added);
 	eng_stat_inc(devices_live);
@@ -352,7 +352,7 @@ void eng_dev_remove(struct eng *e, struct eng_dev *d)
 	if (d->gid_count)
 		gids_reclaim(e, d);
 	eng_idtab_fini(&d->qps);
-	eng_idtab_fini(&d->mrs);
+	eng_mrkeys_fini(&d->mrs);
 	eng_stat_inc(devices_removed);
 	eng_stat_dec(devices_live);
 	eng_info("device %s (%u) removed", d->name, d->id);

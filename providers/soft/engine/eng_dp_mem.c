@@ -36,9 +36,10 @@ struct eng_mr *eng_dp_mr_find(struct eng_dev *d, uint32_t key,
 			      const struct eng_pd *pd, uint64_t va,
 			      uint64_t len, uint32_t access)
 {
-	struct eng_mr *mr = eng_idtab_get(&d->mrs, eng_key_index(key));
+	/* The lkey table only: an rkey is no local key (eng_mrkey.h). */
+	struct eng_mr *mr = eng_mrkeys_by_lkey(&d->mrs, key);
 
-	if (!mr || mr->lkey != key || mr->pd != pd)
+	if (!mr || mr->pd != pd)
 		return NULL;
 	if ((mr->access & access) != access)
 		return NULL;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "providers/soft/engine/eng_dp.h"
+#include "providers/soft/engine/eng_dp_rguard.h"
 #include "providers/soft/engine/eng_ibv.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_stats.h"
@@ -207,8 +208,7 @@ static struct eng_mr *remote_mr(struct eng_qp *dst, const struct eng_dp_msg *m,
 
 	if ((dst->attr.qp_access_flags & need) != need)
 		return NULL;
-	return eng_dp_mr_find(dst->o.conn->dev, m->rkey, dst->pd,
-			      m->remote_addr, len, need);
+	return eng_dp_rguard_mr(dst, m, len, need);
 }
 
 /* Remote access violation: RC NAKs and its responder enters ERR
@@ -218,6 +218,7 @@ static int access_err(struct eng *e, struct eng_qp *dst)
 	eng_stat_inc(dp_access_errors);
 	if (dst->init.qp_type != ENG_QPT_RC)
 		return ENG_DP_DROP;
+	eng_dp_rguard_access_err(dst);
 	eng_dp_qp_error(e, dst);
 	return ENG_DP_NAK_ACCESS;
 }

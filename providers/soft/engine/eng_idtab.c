@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "providers/soft/engine/eng_idtab.h"
 
+#include "providers/soft/engine/eng_csprng.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +15,17 @@ void eng_idtab_init(struct eng_idtab *t, uint32_t min, uint32_t max)
 	t->next = min;
 }
 
+void eng_idtab_init_sparse(struct eng_idtab *t, uint32_t min, uint32_t max,
+			   uint32_t quarantine)
+{
+	eng_idtab_init(t, min ? min : 1, max);
+	t->sparse = true;
+	eng_keytab_init(&t->kt, quarantine);
+}
+
 void eng_idtab_fini(struct eng_idtab *t)
 {
+	eng_keytab_fini(&t->kt);
 	free(t->slot);
 	t->slot = NULL;
 	t->cap = t->used = 0;
@@ -55,9 +66,44 @@ static int64_t find_free(const struct eng_idtab *t)
 	return -1;
 }
 
+/* A few random draws find a free index while the range is mostly free
+ * (the limits keep it so); a crowded small range falls back to a scan
+ * from a random start. */
+static int64_t sparse_alloc(struct eng_idtab *t, void *obj)
+{
+	uint64_t span = (uint64_t)t->max - t->min + 1;
+	uint32_t idx;
+
+	if (!obj || t->min > t->max)
+		return -EINVAL;
+	for (int i = 0; i < 64; i++) {
+		idx = t->min + (span > UINT32_MAX ? eng_csprng_u32()
+			: eng_csprng_below((uint32_t)span));
+		if (idx >= t->min && !eng_keytab_taken(&t->kt, idx))
+			goto found;
+	}
+	idx = t->min + eng_csprng_below((uint32_t)(span > UINT32_MAX ?
+					UINT32_MAX : span));
+	for (uint64_t n = 0; n < span; n++) {
+		if (!eng_keytab_taken(&t->kt, idx))
+			goto found;
+		idx = idx >= t->max ? t->min : idx + 1;
+	}
+	return -ENOMEM;
+found:
+	if (eng_keytab_put(&t->kt, idx, obj) < 0)
+		return -ENOMEM;
+	t->used++;
+	return idx;
+}
+
 int64_t eng_idtab_alloc(struct eng_idtab *t, void *obj)
 {
-	int64_t idx = find_free(t);
+	int64_t idx;
+
+	if (t->sparse)
+		return sparse_alloc(t, obj);
+	idx = find_free(t);
 
 	if (idx < 0) {
 		uint32_t old = t->cap;
@@ -74,6 +120,9 @@ int64_t eng_idtab_alloc(struct eng_idtab *t, void *obj)
 
 void *eng_idtab_get(const struct eng_idtab *t, uint32_t idx)
 {
+	if (t->sparse)
+		return idx < t->min || idx > t->max ? NULL :
+		       eng_keytab_get(&t->kt, idx);
 	if (idx < t->min || idx >= t->cap)
 		return NULL;
 	return t->slot[idx];
@@ -81,6 +130,13 @@ void *eng_idtab_get(const struct eng_idtab *t, uint32_t idx)
 
 void eng_idtab_free(struct eng_idtab *t, uint32_t idx)
 {
+	if (t->sparse) {
+		if (eng_keytab_get(&t->kt, idx)) {
+			eng_keytab_del(&t->kt, idx);
+			t->used--;
+		}
+		return;
+	}
 	if (idx < t->min || idx >= t->cap || !t->slot[idx])
 		return;
 	t->slot[idx] = NULL;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "providers/soft/engine/eng.h"
+#include "providers/soft/engine/eng_csprng.h"
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_loop.h"
@@ -71,12 +72,9 @@ void eng_poll_del(struct eng *e, struct eng_pollable *p)
 
 uint32_t eng_random(struct eng *e)
 {
-	/* xorshift64*: key bytes need to be unpredictable to other
-	 * clients, not cryptographic; seeded from getrandom. */
-	e->rng ^= e->rng >> 12;
-	e->rng ^= e->rng << 25;
-	e->rng ^= e->rng >> 27;
-	return (uint32_t)((e->rng * 0x2545f4914f6cdd1dull) >> 32);
+	/* Whatever clients must not predict comes from the CSPRNG. */
+	(void)e;
+	return eng_csprng_u32();
 }
 
 void eng_defer_free(struct eng *e, void *ptr)

@@ -35,7 +35,7 @@ struct eng_mr {
 	struct eng_pd *pd;
 	uint64_t addr, length, iova;
 	uint32_t access;
-	uint32_t lkey, rkey;		/* equal; index << 8 | key byte */
+	uint32_t lkey, rkey;		/* random, distinct (eng_mrkey.h) */
 	struct eng_dp_mr *dp;
 };
 

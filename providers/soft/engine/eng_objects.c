@@ -145,8 +145,7 @@ void eng_objs_detach_dev(struct eng *e, struct eng_conn *c)
 		if (o->kind == PV_OBJ_QP)
 			eng_idtab_free(&d->qps, ((struct eng_qp *)o)->qp_num);
 		else if (o->kind == PV_OBJ_MR)
-			eng_idtab_free(&d->mrs,
-				eng_key_index(((struct eng_mr *)o)->lkey));
+			eng_mrkeys_release(&d->mrs, (struct eng_mr *)o);
 	}
 	d->clients--;
 	c->dev = NULL;
@@ -183,7 +182,7 @@ static void mr_release(struct eng *e, struct eng_obj *o)
 	struct eng_mr *mr = (struct eng_mr *)o;
 
 	if (o->conn->dev)
-		eng_idtab_free(&o->conn->dev->mrs, eng_key_index(mr->lkey));
+		eng_mrkeys_release(&o->conn->dev->mrs, mr);
 	eng_dp_mr_detach(mr);
 	mr->pd->o.users--;
 }
@@ -213,7 +212,6 @@ int eng_op_mr_reg(struct eng_req *r)
 	struct pv_ipc_mr_reg_resp *out = r->out;
 	struct eng_pd *pd = eng_obj_get(r->c, in->pd_handle, PV_OBJ_PD);
 	struct eng_mr *mr;
-	int64_t idx;
 	int ret;
 
 	if (!pd)
@@ -224,11 +222,6 @@ int eng_op_mr_reg(struct eng_req *r)
 	mr = eng_obj_create(r, PV_OBJ_MR, sizeof(*mr), NULL, &ret);
 	if (!mr)
 		return ret;
-	idx = eng_idtab_alloc(&r->c->dev->mrs, mr);
-	if (idx < 0) {
-		eng_obj_destroy(r->e, &mr->o);
-		return eng_limit_hit(-ENOMEM);
-	}
 	mr->pd = pd;
 	pd->o.users++;
 	mr->o.release = mr_release;
@@ -236,8 +229,11 @@ int eng_op_mr_reg(struct eng_req *r)
 	mr->length = in->length;
 	mr->iova = in->iova;
 	mr->access = in->access;
-	mr->lkey = eng_key_make((uint32_t)idx, (uint8_t)eng_random(r->e));
-	mr->rkey = mr->lkey;
+	ret = eng_mrkeys_assign(&r->c->dev->mrs, mr);
+	if (ret < 0) {
+		eng_obj_destroy(r->e, &mr->o);
+		return eng_limit_hit(ret);
+	}
 	ret = eng_dp_mr_attach(r, mr);
 	if (ret < 0) {
 		eng_obj_destroy(r->e, &mr->o);

@@ -27,17 +27,10 @@ uint32_t eng_port_mtu_bytes(uint32_t ib_mtu);
  * its bytes in memory are in network order, as ibv_query_device shows. */
 uint64_t eng_port_guid_from_mac(const uint8_t mac[6]);
 
-/* Memory keys: index in the upper 24 bits, an 8-bit random "key" byte in
- * the lower 8, as hardware does, so keys are unique while the index lives
- * and not guessable from a neighbour's. */
-static inline uint32_t eng_key_make(uint32_t index, uint8_t key_byte)
-{
-	return (index << 8) | key_byte;
-}
-
-static inline uint32_t eng_key_index(uint32_t key)
-{
-	return key >> 8;
-}
+/* QP numbers: 24 bits (IBA 9.2 BTH DestQP) below 0xffffff, the multicast
+ * QPN; a freed one stays unused for the next ENG_QPN_QUARANTINE frees on
+ * its device.  (Memory keys: eng_mrkey.h.) */
+#define ENG_QPN_MAX		0xfffffeu
+#define ENG_QPN_QUARANTINE	4096u
 
 #endif /* ENG_PORT_H */

@@ -46,7 +46,9 @@
 	X(dp_mr_mapped)			\
 	X(dp_mr_pvm)			\
 	X(dp_sleeps)			\
-	X(dp_spin_backoffs)
+	X(dp_spin_backoffs)		\
+	X(dp_rkey_violations)		\
+	X(dp_remote_refused)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,

@@ -5,9 +5,12 @@
  * responder QP without the right (write, read, atomic).  The requester
  * completes with IBV_WC_REM_ACCESS_ERR and its QP is in ERR
  * (ibv_query_qp); the target memory is untouched, not partly written.
+ * The responder's QP gets IBV_EVENT_QP_ACCESS_ERR, the affiliated
+ * asynchronous error of IBA 11.6.3.1, and is in ERR.
  */
 #include "dpt.h"
 
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -116,6 +119,31 @@ static int side_a(struct dpt_side *s)
 	return 0;
 }
 
+/* The responder's IBV_EVENT_QP_ACCESS_ERR on qp, within 2 s. */
+static void access_err_event(struct dpt_side *s, struct ibv_qp *qp,
+			     const char *what)
+{
+	struct pollfd p = { .fd = s->ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+
+	for (;;) {
+		CHECK(poll(&p, 1, 2000) == 1, "%s: no async event on the "
+		      "responder", what);
+		CHECK(ibv_get_async_event(s->ctx, &ev) == 0,
+		      "ibv_get_async_event");
+		/* Port and GID events of the device are not this test's. */
+		if (ev.event_type != IBV_EVENT_GID_CHANGE &&
+		    ev.event_type != IBV_EVENT_PORT_ACTIVE &&
+		    ev.event_type != IBV_EVENT_PORT_ERR)
+			break;
+		ibv_ack_async_event(&ev);
+	}
+	CHECK(ev.event_type == IBV_EVENT_QP_ACCESS_ERR && ev.element.qp == qp,
+	      "%s: responder event %s, not IBV_EVENT_QP_ACCESS_ERR on its QP",
+	      what, ibv_event_type_str(ev.event_type));
+	ibv_ack_async_event(&ev);
+}
+
 static int side_b(struct dpt_side *s)
 {
 	struct ends e;
@@ -132,8 +160,12 @@ static int side_b(struct dpt_side *s)
 		bad = dpt_check(e.buf, BUF, 42);
 		CHECK(bad < 0, "%s: target memory changed at byte %d", c->name,
 		      bad - MR_OFF);
-		dpt_log(s, "%s: memory untouched; responder QP in %s", c->name,
-			dpt_state_str(dpt_qp_state(e.qp)));
+		access_err_event(s, e.qp, c->name);
+		CHECK(dpt_qp_state(e.qp) == IBV_QPS_ERR, "%s: responder QP "
+		      "in %s, not ERR", c->name,
+		      dpt_state_str(dpt_qp_state(e.qp)));
+		dpt_log(s, "%s: memory untouched; responder QP in ERR after "
+			"IBV_EVENT_QP_ACCESS_ERR", c->name);
 		pair_down(&e);
 	}
 	return 0;

@@ -332,7 +332,8 @@ static void test_eng_objects__context_and_objects(void **state)
 	mr.pd_handle = pd;
 	assert_int_equal(call(f, PV_OP_MR_REG, &mr, sizeof(mr)), 0);
 	mresp = payload_of(f);
-	assert_true(mresp->lkey != 0 && mresp->lkey == mresp->rkey);
+	assert_true(mresp->lkey != 0 && mresp->rkey != 0 &&
+		    mresp->lkey != mresp->rkey);
 	lkey1 = mresp->lkey;
 	assert_int_equal(call(f, PV_OP_MR_REG, &mr, sizeof(mr)), 0);
 	assert_true(mresp->lkey != lkey1);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of the engine's pure pieces: index and handle tables, MTU
- * mapping, GUID from MAC, memory keys, limits. */
+ * mapping, GUID from MAC, the CSPRNG and key tables, limits. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,10 +9,13 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "providers/soft/engine/eng_csprng.h"
 #include "providers/soft/engine/eng_handles.h"
 #include "providers/soft/engine/eng_idtab.h"
+#include "providers/soft/engine/eng_keytab.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_port.h"
+#include "providers/soft/engine/eng_rguard.h"
 
 static void test_eng_idtab__respects_min_and_max(void **state)
 {
@@ -144,12 +147,145 @@ static void test_eng_port__guid_is_modified_eui64(void **state)
 	assert_memory_equal(&g, want, 8);
 }
 
-static void test_eng_port__keys_carry_index(void **state)
+/* RFC 8439 2.3.2's test vector for the block function. */
+static void test_eng_csprng__chacha20_rfc8439_vector(void **state)
 {
+	uint32_t key[8], nonce[3] = { 0x09000000, 0x4a000000, 0 }, out[16];
+	static const uint32_t want[16] = {
+		0xe4e7f110, 0x15593bd1, 0x1fdd0f50, 0xc47120a3,
+		0xc7f4d1c7, 0x0368c033, 0x9aaa2204, 0x4e6cd4c3,
+		0x466482d2, 0x09aa9f07, 0x05d7c214, 0xa2028bd9,
+		0xd19c12b5, 0xb94e16de, 0xe883d0cb, 0x4e3c50a2,
+	};
+
 	(void)state;
-	assert_int_equal(eng_key_make(5, 0xab), 0x5ab);
-	assert_int_equal(eng_key_index(eng_key_make(0xffffff, 7)), 0xffffff);
-	assert_int_equal(eng_key_make(1, 0) != 0, 1);
+	for (int i = 0; i < 8; i++)
+		key[i] = (uint32_t)(4 * i) | (uint32_t)(4 * i + 1) << 8 |
+			 (uint32_t)(4 * i + 2) << 16 |
+			 (uint32_t)(4 * i + 3) << 24;
+	eng_chacha20_block(key, 1, nonce, out);
+	assert_memory_equal(out, want, sizeof(want));
+}
+
+static void test_eng_csprng__below_stays_in_range(void **state)
+{
+	unsigned seen[7] = { 0 };
+
+	(void)state;
+	for (int i = 0; i < 7000; i++) {
+		uint32_t v = eng_csprng_below(7);
+
+		assert_true(v < 7);
+		seen[v]++;
+	}
+	for (int i = 0; i < 7; i++)
+		assert_true(seen[i] > 700 && seen[i] < 1300);
+}
+
+static void test_eng_keytab__put_get_del_quarantine(void **state)
+{
+	struct eng_keytab t;
+	int x[3000];
+
+	(void)state;
+	eng_keytab_init(&t, 8);
+	assert_int_equal(eng_keytab_put(&t, 0, &x[0]), -EINVAL);
+	for (uint32_t k = 1; k <= 3000; k++)
+		assert_int_equal(eng_keytab_put(&t, k * 7919u, &x[k - 1]), 0);
+	assert_int_equal(eng_keytab_put(&t, 7919u, &x[0]), -EEXIST);
+	for (uint32_t k = 1; k <= 3000; k++)
+		assert_ptr_equal(eng_keytab_get(&t, k * 7919u), &x[k - 1]);
+	assert_null(eng_keytab_get(&t, 12345));
+	/* Freed keys stay taken for the next 8 frees, then come free. */
+	for (uint32_t k = 1; k <= 20; k++)
+		eng_keytab_del(&t, k * 7919u);
+	for (uint32_t k = 1; k <= 20; k++) {
+		assert_null(eng_keytab_get(&t, k * 7919u));
+		assert_int_equal(eng_keytab_taken(&t, k * 7919u), k > 12);
+	}
+	for (uint32_t k = 21; k <= 3000; k++)
+		assert_ptr_equal(eng_keytab_get(&t, k * 7919u), &x[k - 1]);
+	assert_int_equal(eng_keytab_put(&t, 20 * 7919u, &x[0]), -EEXIST);
+	assert_int_equal(eng_keytab_put(&t, 1 * 7919u, &x[0]), 0);
+	assert_int_equal(t.live, 2981);
+	assert_int_equal(t.quarantined, 8);
+	eng_keytab_fini(&t);
+}
+
+/* QP numbers: random over the range, never a live or recently freed
+ * one, never below min or above max. */
+static void test_eng_idtab__sparse_random_no_early_reuse(void **state)
+{
+	enum { WINDOW = 4096, ROUNDS = 20000 };
+	static uint32_t hist[ROUNDS];
+	struct eng_idtab t;
+	int x;
+	uint32_t seq_hits = 0;
+
+	(void)state;
+	eng_idtab_init_sparse(&t, 2, 0xfffffe, WINDOW);
+	for (int i = 0; i < ROUNDS; i++) {
+		int64_t q = eng_idtab_alloc(&t, &x);
+
+		assert_true(q >= 2 && q <= 0xfffffe);
+		for (int j = i > WINDOW ? i - WINDOW : 0; j < i; j++)
+			assert_true(hist[j] != (uint32_t)q);
+		if (i && (uint32_t)q == hist[i - 1] + 1)
+			seq_hits++;
+		hist[i] = (uint32_t)q;
+		assert_ptr_equal(eng_idtab_get(&t, (uint32_t)q), &x);
+		eng_idtab_free(&t, (uint32_t)q);
+		assert_null(eng_idtab_get(&t, (uint32_t)q));
+	}
+	assert_true(seq_hits < 5);
+	assert_int_equal(t.used, 0);
+	eng_idtab_fini(&t);
+}
+
+static void test_eng_idtab__sparse_small_range_fills(void **state)
+{
+	struct eng_idtab t;
+	int x;
+
+	(void)state;
+	eng_idtab_init_sparse(&t, 2, 9, 0);
+	for (int i = 0; i < 8; i++) {
+		int64_t q = eng_idtab_alloc(&t, &x);
+
+		assert_true(q >= 2 && q <= 9);
+	}
+	assert_int_equal(eng_idtab_alloc(&t, &x), -ENOMEM);
+	assert_null(eng_idtab_get(&t, 1));
+	assert_null(eng_idtab_get(&t, 10));
+	eng_idtab_fini(&t);
+}
+
+/* The remote-error budget: ENG_RGUARD_BURST errors, then refusals
+ * until tokens come back at ENG_RGUARD_RATE a second. */
+static void test_eng_rguard__burst_then_rate(void **state)
+{
+	struct eng_rguard g = { 0 };
+	uint64_t t = 5000000000ull;
+	int emptied = 0;
+
+	(void)state;
+	assert_true(eng_rguard_admit(&g, t));
+	for (uint32_t i = 0; i < ENG_RGUARD_BURST; i++)
+		emptied += eng_rguard_charge(&g, t);
+	assert_int_equal(emptied, 1);
+	assert_true(g.limited);
+	assert_false(eng_rguard_admit(&g, t + 1000));
+	assert_int_equal(g.refused, 1);
+	/* One token per 1/RATE s. */
+	assert_false(eng_rguard_admit(&g, t + 1000000000ull /
+				      ENG_RGUARD_RATE / 2));
+	assert_true(eng_rguard_admit(&g, t + 1000000000ull / ENG_RGUARD_RATE));
+	assert_false(g.limited);
+	assert_true(eng_rguard_charge(&g, t + 1000000000ull /
+				      ENG_RGUARD_RATE));
+	/* A long quiet spell refills only up to the burst. */
+	eng_rguard_refill(&g, t + 3600000000000ull);
+	assert_int_equal(g.tokens, ENG_RGUARD_BURST);
 }
 
 static void test_eng_limits__set_and_reject(void **state)
@@ -180,7 +316,12 @@ int main(void)
 		cmocka_unit_test(test_eng_handles__many),
 		cmocka_unit_test(test_eng_port__ib_mtu_from_netdev_mtu),
 		cmocka_unit_test(test_eng_port__guid_is_modified_eui64),
-		cmocka_unit_test(test_eng_port__keys_carry_index),
+		cmocka_unit_test(test_eng_csprng__chacha20_rfc8439_vector),
+		cmocka_unit_test(test_eng_csprng__below_stays_in_range),
+		cmocka_unit_test(test_eng_keytab__put_get_del_quarantine),
+		cmocka_unit_test(test_eng_idtab__sparse_random_no_early_reuse),
+		cmocka_unit_test(test_eng_idtab__sparse_small_range_fills),
+		cmocka_unit_test(test_eng_rguard__burst_then_rate),
 		cmocka_unit_test(test_eng_limits__set_and_reject),
 	};
 

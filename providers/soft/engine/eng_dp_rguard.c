@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The responder's R_Key check with its accounting (eng_rguard.h): the
+ * rkey table only (an lkey is no remote key, eng_mrkey.h), the source
+ * device's budget, counters, warnings, and the affiliated event an RC
+ * responder raises on an access violation.
+ */
+#include <inttypes.h>
+#include <time.h>
+
+#include "providers/soft/engine/eng_dp.h"
+#include "providers/soft/engine/eng_dp_rguard.h"
+#include "providers/soft/engine/eng_ibv.h"
+#include "providers/soft/engine/eng_log.h"
+#include "providers/soft/engine/eng_stats.h"
+
+/* enum ibv_event_type: IBA 11.6.3.1's local access violation work queue
+ * error, the responder's affiliated asynchronous error. */
+#define EV_QP_ACCESS_ERR	3
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static struct eng_dev *src_dev(const struct eng_dp_msg *m)
+{
+	return m->src && m->src->o.conn ? m->src->o.conn->dev : NULL;
+}
+
+static void charge(struct eng_dev *src, struct eng_dev *dst, uint32_t rkey)
+{
+	uint64_t now = now_ns();
+
+	eng_stat_inc(dp_rkey_violations);
+	dst->rguard.rkey_errors++;
+	if (!src)
+		return;
+	if (eng_rguard_charge(&src->rguard, now) &&
+	    now - src->rguard.warn_ns >= ENG_RGUARD_WARN_NS) {
+		src->rguard.warn_ns = now;
+		eng_warn("device %s: %" PRIu64 " remote access errors (last: "
+			 "rkey 0x%08x at device %s); its remote operations "
+			 "are refused beyond %u a second", src->name,
+			 src->rguard.caused, rkey, dst->name, ENG_RGUARD_RATE);
+	}
+}
+
+struct eng_mr *eng_dp_rguard_mr(struct eng_qp *dst, const struct eng_dp_msg *m,
+				uint64_t len, uint32_t need)
+{
+	struct eng_dev *d = dst->o.conn->dev, *src = src_dev(m);
+	struct eng_mr *mr;
+
+	if (src && src->rguard.limited &&
+	    !eng_rguard_admit(&src->rguard, now_ns())) {
+		eng_stat_inc(dp_remote_refused);
+		return NULL;
+	}
+	mr = eng_mrkeys_by_rkey(&d->mrs, m->rkey);
+	if (mr && mr->pd == dst->pd && (mr->access & need) == need &&
+	    eng_dp_range_ok(mr->iova, mr->length, m->remote_addr, len))
+		return mr;
+	charge(src, d, m->rkey);
+	return NULL;
+}
+
+void eng_dp_rguard_access_err(struct eng_qp *dst)
+{
+	if (dst->init.qp_type == ENG_QPT_RC && dst->state != ENG_QPS_ERR)
+		eng_event_push(dst->o.conn, EV_QP_ACCESS_ERR, PV_OBJ_QP,
+			       dst->o.handle);
+}

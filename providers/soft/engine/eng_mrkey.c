@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+#include "providers/soft/engine/eng_mrkey.h"
+
+#include <errno.h>
+
+#include "providers/soft/engine/eng_csprng.h"
+#include "providers/soft/engine/eng_obj.h"
+
+void eng_mrkeys_init(struct eng_mrkeys *k)
+{
+	eng_keytab_init(&k->lkeys, ENG_MRKEY_QUARANTINE);
+	eng_keytab_init(&k->rkeys, ENG_MRKEY_QUARANTINE);
+}
+
+void eng_mrkeys_fini(struct eng_mrkeys *k)
+{
+	eng_keytab_fini(&k->lkeys);
+	eng_keytab_fini(&k->rkeys);
+}
+
+static bool key_free(const struct eng_mrkeys *k, uint32_t key)
+{
+	return key && !eng_keytab_taken(&k->lkeys, key) &&
+	       !eng_keytab_taken(&k->rkeys, key);
+}
+
+/* A key nothing in the device uses; with the MR limits far below 2^32 a
+ * draw is taken with negligible probability, so a few tries suffice. */
+static uint32_t draw(const struct eng_mrkeys *k, uint32_t not)
+{
+	for (int i = 0; i < 32; i++) {
+		uint32_t key = eng_csprng_u32();
+
+		if (key != not && key_free(k, key))
+			return key;
+	}
+	return 0;
+}
+
+int eng_mrkeys_assign(struct eng_mrkeys *k, struct eng_mr *mr)
+{
+	uint32_t lkey = draw(k, 0), rkey = lkey ? draw(k, lkey) : 0;
+
+	if (!rkey)
+		return -ENOMEM;
+	if (eng_keytab_put(&k->lkeys, lkey, mr) < 0)
+		return -ENOMEM;
+	if (eng_keytab_put(&k->rkeys, rkey, mr) < 0) {
+		eng_keytab_del(&k->lkeys, lkey);
+		return -ENOMEM;
+	}
+	mr->lkey = lkey;
+	mr->rkey = rkey;
+	return 0;
+}
+
+void eng_mrkeys_release(struct eng_mrkeys *k, const struct eng_mr *mr)
+{
+	if (eng_keytab_get(&k->lkeys, mr->lkey) == mr)
+		eng_keytab_del(&k->lkeys, mr->lkey);
+	if (eng_keytab_get(&k->rkeys, mr->rkey) == mr)
+		eng_keytab_del(&k->rkeys, mr->rkey);
+}
