@@ -90,8 +90,10 @@ int eng_dev_register(struct eng *e, int ns_fd, const struct netns_id *ns,
 	d->pkey = pkey ? pkey : 0xffff;
 	d->guid = eng_port_guid_from_mac(link->mac);
 	d->port_state = PV_PORT_DOWN;
-	/* QP 0 and 1 are the special QPs of IBA 10.2.5. */
-	eng_idtab_init(&d->qps, 2, (1u << 24) - 1);
+	/* QP numbers are random 24-bit values (eng_idtab.h), never QP 0
+	 * and 1 (the special QPs of IBA 10.2.5) nor 0xffffff (the
+	 * multicast QPN, IBA 10.5.2.3 / 9.6.1.3). */
+	eng_idtab_init_sparse(&d->qps, 2, ENG_QPN_MAX, ENG_QPN_QUARANTINE);
 	eng_mrkeys_init(&d->mrs);
 	eng_dev_apply_link(e, d, link);
 	eng_stat_inc(devices_added);
