@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "providers/soft/engine/eng_dp.h"
+#include "providers/soft/engine/eng_dp_rguard.h"
 #include "providers/soft/engine/eng_gid_own.h"
 #include "providers/soft/engine/eng_ibv.h"
 #include "providers/soft/engine/eng_log.h"
@@ -188,6 +189,7 @@ static int ud_dest(struct eng *e, struct eng_dp_qp *dq,
 	*dst = eng_dp_find_dest(e, dq, ah->attr.dgid, w->remote_qpn);
 	if (*dst && (*dst)->attr.qkey != qkey) {
 		eng_stat_inc(dp_drops_qkey);
+		eng_dp_rguard_qkey(qp, *dst);
 		*dst = NULL;
 	}
 	return WC_SUCCESS;

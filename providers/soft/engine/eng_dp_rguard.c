@@ -3,7 +3,7 @@
  * The responder's R_Key check with its accounting (eng_rguard.h): the
  * rkey table only (an lkey is no remote key, eng_mrkey.h), the source
  * device's budget, counters, warnings, and the affiliated event an RC
- * responder raises on an access violation.
+ * responder raises on an access violation; Q_Key violations.
  */
 #include <inttypes.h>
 #include <time.h>
@@ -42,10 +42,11 @@ static void charge(struct eng_dev *src, struct eng_dev *dst, uint32_t rkey)
 	if (eng_rguard_charge(&src->rguard, now) &&
 	    now - src->rguard.warn_ns >= ENG_RGUARD_WARN_NS) {
 		src->rguard.warn_ns = now;
-		eng_warn("device %s: %" PRIu64 " remote access errors (last: "
-			 "rkey 0x%08x at device %s); its remote operations "
-			 "are refused beyond %u a second", src->name,
-			 src->rguard.caused, rkey, dst->name, ENG_RGUARD_RATE);
+		eng_warn("device %s (%u): %" PRIu64 " remote access errors "
+			 "(last: rkey 0x%08x at device %u); its remote "
+			 "operations are refused beyond %u a second",
+			 src->name, src->id, src->rguard.caused, rkey, dst->id,
+			 ENG_RGUARD_RATE);
 	}
 }
 
@@ -73,4 +74,22 @@ void eng_dp_rguard_access_err(struct eng_qp *dst)
 	if (dst->init.qp_type == ENG_QPT_RC && dst->state != ENG_QPS_ERR)
 		eng_event_push(dst->o.conn, EV_QP_ACCESS_ERR, PV_OBJ_QP,
 			       dst->o.handle);
+}
+
+void eng_dp_rguard_qkey(struct eng_qp *src, struct eng_qp *dst)
+{
+	struct eng_dev *d = dst->o.conn->dev, *from = src->o.conn->dev;
+	uint64_t now;
+
+	if (!d)
+		return;
+	d->rguard.qkey_errors++;
+	now = now_ns();
+	if (now - d->rguard.qkey_warn_ns < ENG_RGUARD_WARN_NS)
+		return;
+	d->rguard.qkey_warn_ns = now;
+	eng_warn("device %s (%u): %" PRIu64 " datagrams dropped for a wrong "
+		 "Q_Key (last: to QP %u from device %u QP %u)", d->name, d->id,
+		 d->rguard.qkey_errors, dst->qp_num, from ? from->id : 0,
+		 src->qp_num);
 }

@@ -18,4 +18,8 @@ struct eng_mr *eng_dp_rguard_mr(struct eng_qp *dst, const struct eng_dp_msg *m,
  * IBV_EVENT_QP_ACCESS_ERR on dst. */
 void eng_dp_rguard_access_err(struct eng_qp *dst);
 
+/* A datagram from src dropped for a wrong Q_Key at dst: counted at
+ * dst's device, warned at most once a second per device. */
+void eng_dp_rguard_qkey(struct eng_qp *src, struct eng_qp *dst);
+
 #endif /* ENG_DP_RGUARD_H */

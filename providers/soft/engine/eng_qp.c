@@ -15,6 +15,8 @@
 #include "providers/soft/engine/eng_obj.h"
 #include "providers/soft/engine/eng_stats.h"
 
+#define ENG_QKEY_CONTROLLED	0x80000000u
+
 static void qp_release(struct eng *e, struct eng_obj *o)
 {
 	struct eng_qp *qp = (struct eng_qp *)o;
@@ -145,6 +147,29 @@ static void qp_apply(struct pv_ipc_qp_attr *s, const struct pv_ipc_qp_attr *a,
 		s->rate_limit = a->rate_limit;
 }
 
+/* IBA 10.2.5 (C10-15): Q_Keys with the high bit set are "controlled",
+ * for privileged consumers only; Linux refuses them in modify_qp without
+ * CAP_NET_RAW.  Pod clients never qualify; admin connections do. */
+static int qkey_check(struct eng_req *r, const struct eng_qp *qp,
+		      const struct pv_ipc_qp_modify *in)
+{
+	static uint64_t warned_ns;
+	uint64_t now;
+
+	if (!(in->attr_mask & ENG_QP_QKEY) ||
+	    !(in->attr.qkey & ENG_QKEY_CONTROLLED) || r->c->admin)
+		return 0;
+	eng_stat_inc(qkey_privileged_denied);
+	now = eng_dp_now_ns();
+	if (now - warned_ns >= 1000000000ull) {
+		warned_ns = now;
+		eng_warn("client %u: QP %u: controlled Q_Key 0x%08x refused "
+			 "(privileged only, IBA 10.2.5)", r->c->id, qp->qp_num,
+			 in->attr.qkey);
+	}
+	return -EPERM;
+}
+
 int eng_op_qp_modify(struct eng_req *r)
 {
 	const struct pv_ipc_qp_modify *in = r->in;
@@ -167,6 +192,9 @@ int eng_op_qp_modify(struct eng_req *r)
 		.max_dest_rd_atom = (uint32_t)eng_lim.max_rd_atom,
 	};
 	ret = pv_qp_modify_check(&f);
+	if (ret < 0)
+		return ret;
+	ret = qkey_check(r, qp, in);
 	if (ret < 0)
 		return ret;
 	qp_apply(&qp->attr, &in->attr, in->attr_mask);

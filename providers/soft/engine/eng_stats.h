@@ -48,7 +48,8 @@
 	X(dp_sleeps)			\
 	X(dp_spin_backoffs)		\
 	X(dp_rkey_violations)		\
-	X(dp_remote_refused)
+	X(dp_remote_refused)		\
+	X(qkey_privileged_denied)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,

@@ -20,7 +20,8 @@ DPT_PROGS := \
 	dpt_async \
 	dpt_gid_spoof \
 	dpt_rkey_guess \
-	dpt_reuse
+	dpt_reuse \
+	dpt_qkey
 
 # $(call dpt_prog,NAME): $(DPT_DIR)/NAME from NAME.c and the harness.
 define dpt_prog
