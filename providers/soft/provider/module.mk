@@ -6,6 +6,7 @@ PV_SOFT_PROVIDER_SRCS := \
 	providers/soft/provider/soft_conn.c \
 	providers/soft/provider/soft_context.c \
 	providers/soft/provider/soft_cq_ex.c \
+	providers/soft/provider/soft_death.c \
 	providers/soft/provider/soft_discover.c \
 	providers/soft/provider/soft_events.c \
 	providers/soft/provider/soft_map.c \

@@ -50,6 +50,9 @@ int soft_open_context(struct pv_context *ctx)
 	if (!sc)
 		return -ENOMEM;
 	sc->dev_id = ctx->dev->dev_id;
+	ret = soft_death_init(sc);
+	if (ret < 0)
+		goto err_free_sc;
 	ret = soft_conn_open(&sc->conn, pv_ipc_socket_path());
 	if (ret < 0)
 		goto err_free_sc;
@@ -78,6 +81,7 @@ err_close_fds:
 		close(fds[i]);
 	soft_conn_close(&sc->conn);
 err_free_sc:
+	soft_death_fini(sc);
 	free(sc);
 	return ret;
 }
@@ -91,6 +95,7 @@ void soft_close_context(struct pv_context *ctx)
 	ctx->vctx.context.async_fd = -1;
 	soft_ctx_unmap(sc);
 	soft_conn_close(&sc->conn);
+	soft_death_fini(sc);
 	free(sc);
 	ctx->priv = NULL;
 }

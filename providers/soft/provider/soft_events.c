@@ -56,6 +56,7 @@ static int read_event(int fd, void *out, size_t out_len)
 static int engine_gone(struct soft_ctx *sc, struct pv_async_desc *ev)
 {
 	atomic_store(&sc->dead, true);
+	soft_death_flush(sc);
 	if (atomic_exchange(&sc->fatal_reported, true))
 		return -EIO;
 	ev->event_type = IBV_EVENT_DEVICE_FATAL;
@@ -85,6 +86,9 @@ int soft_read_cq_event(struct pv_context *ctx, struct pv_channel *ch,
 	struct pv_ipc_cq_event e;
 	int ret = read_event(ch->ibv.fd, &e, sizeof(e));
 
+	if (ret == -ECONNRESET || ret == -ECONNREFUSED || ret == -EPIPE)
+		return soft_death_cq_event(soft_ctx_of(ctx), ch,
+					   ret_cq_handle);
 	if (ret < 0)
 		return ret;
 	*ret_cq_handle = e.cq_handle;

@@ -183,6 +183,11 @@ int soft_qp_map(struct soft_ctx *sc, struct pv_qp *qp,
 	pthread_spin_init(&d->sq_lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&d->rq_lock, PTHREAD_PROCESS_PRIVATE);
 	qp->priv = d;
+	ret = soft_death_track_qp(sc, qp);
+	if (ret < 0) {
+		soft_qp_unmap(qp);
+		return ret;
+	}
 	return 0;
 
 err_unmap:
@@ -198,6 +203,7 @@ void soft_qp_unmap(struct pv_qp *qp)
 
 	if (!d)
 		return;
+	soft_death_untrack_qp(soft_ctx_of(pv_ctx(qp->ibv.context)), qp);
 	soft_map_release(&d->map);
 	pthread_spin_destroy(&d->sq_lock);
 	pthread_spin_destroy(&d->rq_lock);
@@ -235,6 +241,11 @@ int soft_cq_map(struct soft_ctx *sc, struct pv_cq *cq)
 	}
 	pthread_spin_init(&d->lock, PTHREAD_PROCESS_PRIVATE);
 	cq->priv = d;
+	ret = soft_death_track_cq(sc, cq);
+	if (ret < 0) {
+		soft_cq_unmap(cq);
+		return ret;
+	}
 	return 0;
 }
 
@@ -266,6 +277,7 @@ void soft_cq_unmap(struct pv_cq *cq)
 
 	if (!d)
 		return;
+	soft_death_untrack_cq(soft_ctx_of(pv_ctx(cq->ibv.context)), cq);
 	soft_map_release(&d->map);
 	pthread_spin_destroy(&d->lock);
 	free(d);

@@ -20,6 +20,7 @@ int soft_destroy_handle(struct pv_context *ctx, uint16_t op, uint32_t handle)
 	ret = soft_call_fixed(&sc->conn, op, &h, sizeof(h), NULL, 0);
 	if (ret == -ECONNRESET || ret == -EPIPE || ret == -ENOTCONN) {
 		atomic_store(&sc->dead, true);
+		soft_death_flush(sc);
 		return 0;
 	}
 	return ret;

@@ -47,6 +47,8 @@ int soft_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 		struct soft_ctx *sc = soft_ctx_of(pv_ctx(ibcq->context));
 
 		soft_ctx_maybe_check_alive(sc, SOFT_POLL_LIVENESS_SHIFT);
+		/* Dead: the outstanding WRs complete as flushed, once. */
+		soft_death_flush(sc);
 		/* Our "NIC" is a process sharing the CPUs: an app spinning
 		 * on an empty CQ can hold the very core the engine needs to
 		 * produce the completion (on 2 cores, two such apps starve

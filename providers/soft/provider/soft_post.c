@@ -101,6 +101,7 @@ int soft_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		return EOPNOTSUPP;
 	}
 	if (atomic_load_explicit(&sc->dead, memory_order_relaxed)) {
+		soft_death_flush(sc);
 		*bad_wr = wr;
 		return EIO;
 	}
@@ -179,6 +180,7 @@ int soft_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		return d ? EINVAL : EOPNOTSUPP;
 	}
 	if (atomic_load_explicit(&sc->dead, memory_order_relaxed)) {
+		soft_death_flush(sc);
 		*bad_wr = wr;
 		return EIO;
 	}
@@ -199,6 +201,7 @@ int soft_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		return EOPNOTSUPP;
 	}
 	if (atomic_load_explicit(&sc->dead, memory_order_relaxed)) {
+		soft_death_flush(sc);
 		*bad_wr = wr;
 		return EIO;
 	}

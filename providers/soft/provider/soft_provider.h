@@ -41,6 +41,7 @@ struct soft_ctx {
 	atomic_uint liveness_tick;	/* rate-limits soft_ctx_check_alive */
 	uint32_t poll_yield;		/* yield after this many empty polls
 					 * in a row (0: never) */
+	struct soft_death *death;	/* flushing after engine death */
 };
 
 static inline struct soft_ctx *soft_ctx_of(struct pv_context *ctx)
@@ -61,6 +62,24 @@ int soft_call_fds(struct soft_conn *c, uint16_t op, const void *req,
 /* A call whose reply must be exactly resp_len bytes (or empty when 0). */
 int soft_call_fixed(struct soft_conn *c, uint16_t op, const void *req,
 		    uint32_t req_len, void *resp, uint32_t resp_len);
+
+/* soft_death.c: the engine died; flush what it never will.  All are
+ * no-ops on a context without tracking (death NULL). */
+struct soft_death;
+int soft_death_init(struct soft_ctx *sc);
+void soft_death_fini(struct soft_ctx *sc);
+int soft_death_track_qp(struct soft_ctx *sc, struct pv_qp *qp);
+void soft_death_untrack_qp(struct soft_ctx *sc, struct pv_qp *qp);
+int soft_death_track_cq(struct soft_ctx *sc, struct pv_cq *cq);
+void soft_death_untrack_cq(struct soft_ctx *sc, struct pv_cq *cq);
+/* Once the context is dead: every outstanding WR of every QP completes
+ * with IBV_WC_WR_FLUSH_ERR (once; cheap when done or alive).  Call with
+ * no queue or CQ lock held. */
+void soft_death_flush(struct soft_ctx *sc);
+/* A channel's socket hung up: marks the context dead, flushes, and
+ * names one CQ of ch not yet reported (0), or -EIO when none is left. */
+int soft_death_cq_event(struct soft_ctx *sc, struct pv_channel *ch,
+			uint32_t *ret_cq_handle);
 
 /* soft_discover.c */
 int soft_discover(struct pv_dev_desc **ret_descs, char *why, size_t why_len);

@@ -21,7 +21,8 @@ DPT_PROGS := \
 	dpt_gid_spoof \
 	dpt_rkey_guess \
 	dpt_reuse \
-	dpt_qkey
+	dpt_qkey \
+	dpt_engine_death
 
 # $(call dpt_prog,NAME): $(DPT_DIR)/NAME from NAME.c and the harness.
 define dpt_prog
