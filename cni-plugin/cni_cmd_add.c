@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "cni-plugin/cni_claim.h"
@@ -103,15 +104,43 @@ static int check_not_taken(struct cni_ctx *ctx, struct cni_engine *eng,
 	return ret;
 }
 
+/* The GIDs of the addresses prevResult assigns to our interface: the
+ * device must own them even if another pod added one of them to its own
+ * interface while ours was away (issue 8: GID squatting).  A malformed
+ * or missing list claims nothing (the device still works, unprotected). */
+static void attachment_claims(struct cni_ctx *ctx,
+			      struct pv_ipc_adm_dev_claims *cl)
+{
+	struct cni_ip ips[PV_GID_CLAIM_MAX];
+	int iface = cni_result_find_iface(ctx->conf.prev_result,
+					  ctx->env.ifname, ctx->env.netns);
+	int n = iface < 0 ? 0 : cni_result_ips(ctx->conf.prev_result, iface,
+						0, ips, PV_GID_CLAIM_MAX);
+
+	memset(cl, 0, sizeof(*cl));
+	for (int i = 0; i < n; i++) {
+		uint8_t *g = cl->gid[cl->count++];
+
+		if (ips[i].family == AF_INET) {
+			g[10] = g[11] = 0xff;
+			memcpy(g + 12, ips[i].addr, 4);
+		} else {
+			memcpy(g, ips[i].addr, 16);
+		}
+	}
+}
+
 /* *ret_refused: the engine had another device there, so nothing may be
  * looked up by (namespace, interface) when undoing. */
 static int add_soft(struct cni_ctx *ctx, struct cni_state *st,
 		    int *ret_refused)
 {
+	struct pv_ipc_adm_dev_claims claims;
 	struct pv_ipc_dev_info info;
 	struct cni_engine eng;
 	int ret;
 
+	attachment_claims(ctx, &claims);
 	ret = cni_engine_open(&eng, ctx->conf.engine_socket, &ctx->err);
 	if (ret < 0)
 		return ret;
@@ -119,7 +148,7 @@ static int add_soft(struct cni_ctx *ctx, struct cni_state *st,
 	if (ret == 0)
 		ret = cni_engine_dev_add(&eng, ctx->env.netns, ctx->env.ifname,
 					 ctx->conf.device_name, ctx->conf.pkey,
-					 &info, &ctx->err);
+					 &claims, &info, &ctx->err);
 	cni_engine_close(&eng);
 	*ret_refused = ret == -EEXIST;
 	if (ret < 0)

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cni-plugin/cni_engine.h"
+#include "common/pv_gid_claim.h"
 #include "common/pv_ipc.h"
 
 int cni_engine_open(struct cni_engine *eng, const char *path,
@@ -43,26 +44,32 @@ void cni_engine_close(struct cni_engine *eng)
 
 int cni_engine_dev_add(struct cni_engine *eng, const char *netns,
 		       const char *ifname, const char *name, uint16_t pkey,
+		       const struct pv_ipc_adm_dev_claims *claims,
 		       struct pv_ipc_dev_info *ret_info, struct cni_err *err)
 {
-	struct pv_ipc_adm_dev_add req;
+	struct pv_adm_dev_add_msg msg;
+	struct pv_ipc_adm_dev_add *reqp = &msg.req;
 	uint32_t got = 0;
 	int ret;
 
-	memset(&req, 0, sizeof(req));
-	if (strlen(netns) >= sizeof(req.netns_path) ||
-	    strlen(ifname) >= sizeof(req.ifname) ||
-	    strlen(name) >= sizeof(req.name))
+	memset(&msg, 0, sizeof(msg));
+	if (claims && claims->count) {
+		msg.claims = *claims;
+		msg.req.flags |= PV_ADM_DEV_ADD_CLAIMS;
+	}
+	if (strlen(netns) >= sizeof(reqp->netns_path) ||
+	    strlen(ifname) >= sizeof(reqp->ifname) ||
+	    strlen(name) >= sizeof(reqp->name))
 		return cni_fail(err, CNI_ERR_INVALID_CONFIG,
 				"netns path, interface or device name too long for the engine");
-	strcpy(req.netns_path, netns);
-	strcpy(req.ifname, ifname);
-	strcpy(req.name, name);
-	req.pkey = pkey;
+	strcpy(reqp->netns_path, netns);
+	strcpy(reqp->ifname, ifname);
+	strcpy(reqp->name, name);
+	reqp->pkey = pkey;
 	memset(ret_info, 0, sizeof(*ret_info));
-	ret = pv_ipc_call(eng->sock, &eng->seq, PV_OP_ADM_DEV_ADD, &req,
-			  sizeof(req), ret_info, sizeof(*ret_info), &got,
-			  NULL, NULL);
+	ret = pv_ipc_call(eng->sock, &eng->seq, PV_OP_ADM_DEV_ADD, &msg,
+			  msg.claims.count ? sizeof(msg) : sizeof(msg.req),
+			  ret_info, sizeof(*ret_info), &got, NULL, NULL);
 	if (ret == -EEXIST) {
 		cni_fail(err, CNI_ERR_ENGINE,
 			 "engine: %s already has an RDMA device named \"%s\" or one on interface %s (one device per interface; names are unique per namespace)",

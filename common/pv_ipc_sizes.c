@@ -49,7 +49,9 @@ static const struct op_desc ops[PV_OP_MAX + 1] = {
 	FIXED(QP_MAP, struct pv_ipc_handle),
 	FIXED(CQ_MAP, struct pv_ipc_handle),
 	FIXED(SRQ_MAP, struct pv_ipc_handle),
-	FIXED(ADM_DEV_ADD, struct pv_ipc_adm_dev_add),
+	RANGE(ADM_DEV_ADD, sizeof(struct pv_ipc_adm_dev_add),
+	      sizeof(struct pv_ipc_adm_dev_add) +
+	      sizeof(struct pv_ipc_adm_dev_claims)),
 	FIXED(ADM_DEV_DEL, struct pv_ipc_adm_dev_del),
 	EMPTY(ADM_DEV_LIST),
 	FIXED(ADM_OBJ_LIST, struct pv_ipc_dev_ref),

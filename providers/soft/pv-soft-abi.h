@@ -453,6 +453,19 @@ struct pv_ipc_adm_dev_add {
 };
 _Static_assert(sizeof(struct pv_ipc_adm_dev_add) == 368, "pv_ipc_adm_dev_add size");
 
+/* Appended to ADM_DEV_ADD when flags has PV_ADM_DEV_ADD_CLAIMS: the GIDs
+ * of the addresses the CNI assigned to the attachment (its prevResult).
+ * They belong to this device: another device holding one without
+ * claiming it (a squatter that added the address) loses it. */
+#define PV_ADM_DEV_ADD_CLAIMS	(1u << 0)
+#define PV_GID_CLAIM_MAX	8
+struct pv_ipc_adm_dev_claims {
+	uint32_t count;
+	uint32_t reserved;
+	uint8_t  gid[PV_GID_CLAIM_MAX][16];
+};
+_Static_assert(sizeof(struct pv_ipc_adm_dev_claims) == 136, "pv_ipc_adm_dev_claims size");
+
 /* ADM_DEV_DEL request: by dev_id, or by name when dev_id is 0. */
 struct pv_ipc_adm_dev_del {
 	uint32_t dev_id;

@@ -71,6 +71,9 @@ struct eng_dev {
 	uint8_t want[ENG_GID_WANT_MAX][16];
 	uint32_t conflict_count;
 	uint8_t conflict[ENG_GID_WANT_MAX][16];
+	/* GIDs of the CNI-assigned addresses (eng_gid_own.h). */
+	uint32_t claim_count;
+	uint8_t claim[PV_GID_CLAIM_MAX][16];
 	uint32_t clients;		/* connections with a context on it */
 	struct eng_idtab qps;		/* qp_num -> struct eng_qp */
 	struct eng_mrkeys mrs;		/* lkey/rkey -> struct eng_mr */
@@ -156,6 +159,11 @@ void eng_dev_apply_link(struct eng *e, struct eng_dev *d,
 			const struct netns_link *link);
 int eng_dev_add(struct eng *e, const struct pv_ipc_adm_dev_add *req,
 		struct eng_dev **ret_dev);
+/* The same with the GIDs the attachment's addresses must own (NULL:
+ * none; eng_gid_own.h). */
+int eng_dev_add_claims(struct eng *e, const struct pv_ipc_adm_dev_add *req,
+		       const struct pv_ipc_adm_dev_claims *claims,
+		       struct eng_dev **ret_dev);
 void eng_dev_remove(struct eng *e, struct eng_dev *d);
 void eng_dev_info(const struct eng_dev *d, struct pv_ipc_dev_info *out);
 void eng_dev_attr(const struct eng_dev *d, struct pv_ipc_dev_attr *out);

@@ -24,6 +24,7 @@ static bool str_ok(const char *s, size_t cap)
 int eng_op_adm_dev_add(struct eng_req *r)
 {
 	const struct pv_ipc_adm_dev_add *in = r->in;
+	struct pv_ipc_adm_dev_claims cl = { 0 };
 	struct eng_dev *d;
 	int ret;
 
@@ -34,7 +35,14 @@ int eng_op_adm_dev_add(struct eng_req *r)
 	/* The low 15 bits name the partition; 0 is not a valid one. */
 	if (in->pkey && !(in->pkey & 0x7fff))
 		return -EINVAL;
-	ret = eng_dev_add(r->e, in, &d);
+	/* Copied once, then checked (the request is the client's). */
+	if ((in->flags & PV_ADM_DEV_ADD_CLAIMS) &&
+	    r->in_len >= sizeof(*in) + sizeof(cl)) {
+		memcpy(&cl, (const uint8_t *)r->in + sizeof(*in), sizeof(cl));
+		if (cl.count > PV_GID_CLAIM_MAX)
+			return -EINVAL;
+	}
+	ret = eng_dev_add_claims(r->e, in, &cl, &d);
 	if (ret < 0)
 		return ret;
 	eng_dev_info(d, r->out);

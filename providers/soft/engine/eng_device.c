@@ -57,6 +57,22 @@ static void pick_name(struct eng *e, const struct netns_id *ns, char *out)
 	}
 }
 
+/* The claims of the device eng_dev_add_claims is registering: they must
+ * be in place before its first GID table is built (one loop thread). */
+static const struct pv_ipc_adm_dev_claims *pending_claims;
+
+static void claims_set(struct eng_dev *d,
+		       const struct pv_ipc_adm_dev_claims *cl)
+{
+	uint32_t n = cl ? cl->count : 0;
+
+	if (n > PV_GID_CLAIM_MAX)
+		n = PV_GID_CLAIM_MAX;
+	for (uint32_t i = 0; i < n; i++)
+		memcpy(d->claim[i], cl->gid[i], 16);
+	d->claim_count = n;
+}
+
 int eng_dev_register(struct eng *e, int ns_fd, const struct netns_id *ns,
 		     const char *netns_path, const char *name, uint16_t pkey,
 		     const struct netns_link *link, struct eng_dev **ret_dev)
@@ -95,6 +111,7 @@ int eng_dev_register(struct eng *e, int ns_fd, const struct netns_id *ns,
 	 * multicast QPN, IBA 10.5.2.3 / 9.6.1.3). */
 	eng_idtab_init_sparse(&d->qps, 2, ENG_QPN_MAX, ENG_QPN_QUARANTINE);
 	eng_mrkeys_init(&d->mrs);
+	claims_set(d, pending_claims);
 	eng_dev_apply_link(e, d, link);
 	eng_stat_inc(devices_added);
 	eng_stat_inc(devices_live);
@@ -124,9 +141,10 @@ static uint32_t gid_holders(struct eng *e, const struct eng_dev *self,
 
 		if (!x || x == self || n >= ENG_DEVICES_HARD_MAX)
 			continue;
-		h[n++] = (struct eng_gid_holder){ .dev_id = x->id,
-						  .count = x->gid_count,
-						  .gid = x->gid };
+		h[n++] = (struct eng_gid_holder){
+			.dev_id = x->id, .count = x->gid_count, .gid = x->gid,
+			.nclaims = x->claim_count,
+			.claims = (const uint8_t (*)[16])x->claim };
 	}
 	return n;
 }
@@ -154,6 +172,7 @@ static void note_conflicts(struct eng_dev *d, const struct eng_gid_claim *cl)
 }
 
 static void gids_reclaim(struct eng *e, const struct eng_dev *released_by);
+static void gids_evict(struct eng *e, const struct eng_dev *d);
 
 /* Rebuilds d's table from its candidates, leaving out what other devices
  * own.  If d let a GID go, devices that wanted it get another look. */
@@ -164,8 +183,9 @@ static void gids_rebuild(struct eng *e, struct eng_dev *d, bool may_reclaim)
 	uint32_t nh = gid_holders(e, d, h);
 	bool released;
 
-	eng_gid_claim(d->id, (const uint8_t (*)[16])d->want, d->want_count, h,
-		      nh, &cl);
+	eng_gid_claim_with(d->id, (const uint8_t (*)[16])d->want,
+			   d->want_count, (const uint8_t (*)[16])d->claim,
+			   d->claim_count, h, nh, &cl);
 	note_conflicts(d, &cl);
 	if (!gids_differ(d, (const uint8_t (*)[16])cl.gid, cl.count))
 		return;
@@ -181,8 +201,33 @@ static void gids_rebuild(struct eng *e, struct eng_dev *d, bool may_reclaim)
 	eng_info("device %s (%u): GID table now has %u entries", d->name,
 		 d->id, cl.count);
 	eng_event_push_dev(e, d, ENG_EV_GID_CHANGE, PV_OBJ_PORT, 1);
+	if (d->claim_count)
+		gids_evict(e, d);
 	if (released && may_reclaim)
 		gids_reclaim(e, d);
+}
+
+/* d now holds GIDs it claims: a device that held one without claiming it
+ * rebuilds, losing it (a conflict there).  Such a rebuild only removes
+ * GIDs, and removes none that d could want, so the walk ends. */
+static void gids_evict(struct eng *e, const struct eng_dev *d)
+{
+	for (uint32_t i = e->devs.min; i < e->devs.cap; i++) {
+		struct eng_dev *x = e->devs.slot[i];
+		bool holds = false;
+
+		if (!x || x == d)
+			continue;
+		for (uint32_t k = 0; k < d->claim_count && !holds; k++)
+			holds = eng_gid_table_has(x->gid, x->gid_count,
+						  d->claim[k]) &&
+				eng_gid_table_has(d->gid, d->gid_count,
+						  d->claim[k]) &&
+				!eng_gid_in((const uint8_t (*)[16])x->claim,
+					    x->claim_count, d->claim[k]);
+		if (holds)
+			gids_rebuild(e, x, false);
+	}
 }
 
 /* A rebuild here only adds GIDs (the device's own ones stay unowned by
@@ -266,6 +311,18 @@ static void watch_ready(struct eng *e, struct eng_pollable *p, uint32_t ev)
 static const char *ns_label(const char *path)
 {
 	return path[0] ? path : "the engine's namespace";
+}
+
+int eng_dev_add_claims(struct eng *e, const struct pv_ipc_adm_dev_add *req,
+		       const struct pv_ipc_adm_dev_claims *claims,
+		       struct eng_dev **ret_dev)
+{
+	int ret;
+
+	pending_claims = claims;
+	ret = eng_dev_add(e, req, ret_dev);
+	pending_claims = NULL;
+	return ret;
 }
 
 int eng_dev_add(struct eng *e, const struct pv_ipc_adm_dev_add *req,

@@ -6,8 +6,15 @@
  * interface must not get that neighbour's GID into its table: it would be
  * able to send as the neighbour and to catch traffic meant for it.  The
  * first device holding a GID keeps it; a later one leaves it out of its
- * (still dense) table until the owner lets it go.  Pure: callers pass the
- * other devices' current tables.
+ * (still dense) table until the owner lets it go.
+ *
+ * Except for claimed GIDs: those of the addresses the CNI assigned to a
+ * device's attachment (ADM_DEV_ADD's claims).  A device gets a GID it
+ * claims even from an earlier holder that does not claim it (a squatter
+ * that added the address while the rightful device was away, e.g. being
+ * re-added after a restart); the holder then loses it and counts a
+ * conflict.  Between two claimants the first keeps it.  Pure: callers
+ * pass the other devices' current tables and claims.
  */
 #ifndef ENG_GID_OWN_H
 #define ENG_GID_OWN_H
@@ -26,6 +33,8 @@ struct eng_gid_holder {
 	uint32_t dev_id;
 	uint32_t count;
 	const struct pv_ipc_gid_entry *gid;
+	uint32_t nclaims;		/* its claimed GIDs (may be 0) */
+	const uint8_t (*claims)[16];
 };
 
 /* What a device may have: kept candidates in their order (dense), and the
@@ -48,6 +57,16 @@ uint32_t eng_gid_owner(const struct eng_gid_holder *h, uint32_t nh,
 void eng_gid_claim(uint32_t self_id, const uint8_t (*want)[16],
 		   uint32_t nwant, const struct eng_gid_holder *h,
 		   uint32_t nh, struct eng_gid_claim *out);
+
+/* The same for a device claiming claims[0..nclaims): a holder that does
+ * not claim a GID self claims does not own it against self. */
+uint32_t eng_gid_owner_for(const struct eng_gid_holder *h, uint32_t nh,
+			   uint32_t self_id, const uint8_t (*claims)[16],
+			   uint32_t nclaims, const uint8_t gid[16]);
+void eng_gid_claim_with(uint32_t self_id, const uint8_t (*want)[16],
+			uint32_t nwant, const uint8_t (*claims)[16],
+			uint32_t nclaims, const struct eng_gid_holder *h,
+			uint32_t nh, struct eng_gid_claim *out);
 
 /* gid is in device table t[0..n). */
 bool eng_gid_table_has(const struct pv_ipc_gid_entry *t, uint32_t n,

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/pv_gid_claim.h"
 #include "common/pv_ipc.h"
 
 #define EXIT_FAIL	1
@@ -36,9 +37,11 @@ static void usage(FILE *out)
 	fprintf(out,
 "usage: pvctl [--socket PATH] [--json] COMMAND\n"
 "\n"
-"  dev add --netns PATH --ifname IF [--name NAME] [--pkey P]\n"
+"  dev add --netns PATH --ifname IF [--name NAME] [--pkey P] [--claim IP]...\n"
 "                       create a soft RDMA device on interface IF of the\n"
-"                       namespace PATH (\"\" or omitted: the engine's own)\n"
+"                       namespace PATH (\"\" or omitted: the engine's own);\n"
+"                       the GID of each --claim address is this device's\n"
+"                       even if another device holds it\n"
 "  dev del NAME|ID [--netns PATH]\n"
 "                       delete a device; a name used in several\n"
 "                       namespaces needs --netns or the id\n"
@@ -175,9 +178,11 @@ static int dev_add(struct ctl *c, int argc, char **argv)
 		{ "ifname", required_argument, NULL, 'i' },
 		{ "name", required_argument, NULL, 'N' },
 		{ "pkey", required_argument, NULL, 'k' },
+		{ "claim", required_argument, NULL, 'c' },
 		{ 0 },
 	};
-	struct pv_ipc_adm_dev_add req = { 0 };
+	struct pv_adm_dev_add_msg msg = { 0 };
+	struct pv_ipc_adm_dev_add *req = &msg.req;
 	struct pv_ipc_dev_info *info;
 	const char *ns = "";
 	uint32_t len;
@@ -185,24 +190,24 @@ static int dev_add(struct ctl *c, int argc, char **argv)
 	int opt, ret;
 
 	optind = 0;	/* 0: glibc re-initializes (main used "+") */
-	while ((opt = getopt_long(argc, argv, "n:i:N:k:", lopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "n:i:N:k:c:", lopts, NULL)) != -1) {
 		char *end;
 		unsigned long v;
 
 		switch (opt) {
 		case 'n':
 			ns = optarg;
-			if (copy_arg(c, req.netns_path, sizeof(req.netns_path),
+			if (copy_arg(c, req->netns_path, sizeof(req->netns_path),
 				     optarg, "--netns") < 0)
 				return EXIT_USAGE;
 			break;
 		case 'i':
-			if (copy_arg(c, req.ifname, sizeof(req.ifname), optarg,
+			if (copy_arg(c, req->ifname, sizeof(req->ifname), optarg,
 				     "--ifname") < 0)
 				return EXIT_USAGE;
 			break;
 		case 'N':
-			if (copy_arg(c, req.name, sizeof(req.name), optarg,
+			if (copy_arg(c, req->name, sizeof(req->name), optarg,
 				     "--name") < 0)
 				return EXIT_USAGE;
 			break;
@@ -212,28 +217,36 @@ static int dev_add(struct ctl *c, int argc, char **argv)
 				return fail(c, EXIT_USAGE, "bad --pkey '%s' "
 					    "(0x0001..0xffff, low 15 bits not 0)",
 					    optarg);
-			req.pkey = (uint16_t)v;
+			req->pkey = (uint16_t)v;
+			break;
+		case 'c':
+			if (pv_gid_claim_add(&msg.claims, &req->flags,
+					     optarg) < 0)
+				return fail(c, EXIT_USAGE, "bad or too many "
+					    "--claim '%s' (at most %d)",
+					    optarg, PV_GID_CLAIM_MAX);
 			break;
 		default:
 			return fail(c, EXIT_USAGE, "see pvctl --help");
 		}
 	}
-	if (!req.ifname[0] || optind < argc)
+	if (!req->ifname[0] || optind < argc)
 		return fail(c, EXIT_USAGE, "usage: dev add --netns PATH "
 			    "--ifname IF [--name NAME] [--pkey P]");
 	if ((ret = ctl_connect(c)) != 0)
 		return ret;
-	ret = call(c, PV_OP_ADM_DEV_ADD, &req, sizeof(req), &buf, &len);
+	ret = call(c, PV_OP_ADM_DEV_ADD, &msg, msg.claims.count ? sizeof(msg) :
+		   sizeof(*req), &buf, &len);
 	if (ret == -ENODEV)
 		return fail(c, EXIT_FAIL, "interface %s not found in %s",
-			    req.ifname, ns[0] ? ns : "the engine's namespace");
+			    req->ifname, ns[0] ? ns : "the engine's namespace");
 	if (ret == -ENOENT || ret == -EBADF)
 		return fail(c, EXIT_FAIL, "cannot open namespace %s", ns);
 	if (ret == -EEXIST)
 		return fail(c, EXIT_FAIL, "%s%s%s or interface %s already has "
-			    "a device in %s", req.name[0] ? "name " : "",
-			    req.name, req.name[0] ? "" : "the name",
-			    req.ifname, ns[0] ? ns : "the engine's namespace");
+			    "a device in %s", req->name[0] ? "name " : "",
+			    req->name, req->name[0] ? "" : "the name",
+			    req->ifname, ns[0] ? ns : "the engine's namespace");
 	if (ret == -ENOMEM)
 		return fail(c, EXIT_FAIL, "device limit reached");
 	if (ret < 0)

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "common/pv_gid_claim.h"
 #include "common/pv_ipc.h"
 #include "providers/soft/pv-soft-ring-abi.h"
 
@@ -194,6 +196,31 @@ static void test_pv_ipc__call_passes_request_fds(void **state)
 	close(got[0]);
 }
 
+static void test_pv_gid_claim__addresses_to_gids(void **state)
+{
+	struct pv_ipc_adm_dev_claims c = { 0 };
+	static const uint8_t v4[16] = { [10] = 0xff, [11] = 0xff, 10, 78, 0, 2 };
+	uint32_t flags = 0;
+	char a[32];
+
+	(void)state;
+	assert_int_equal(pv_gid_claim_add(&c, &flags, "10.78.0.2/24"), 0);
+	assert_int_equal(pv_gid_claim_add(&c, &flags, "10.78.0.2"), 0);
+	assert_int_equal(c.count, 1);
+	assert_memory_equal(c.gid[0], v4, 16);
+	assert_int_equal(flags, PV_ADM_DEV_ADD_CLAIMS);
+	assert_int_equal(pv_gid_claim_add(&c, &flags, "fd00::1/64"), 0);
+	assert_int_equal(c.gid[1][0], 0xfd);
+	assert_int_equal(c.gid[1][15], 1);
+	assert_int_equal(pv_gid_claim_add(&c, &flags, "nonsense"), -EINVAL);
+	assert_int_equal(pv_gid_claim_add(&c, &flags, "/24"), -EINVAL);
+	for (int i = 2; i < PV_GID_CLAIM_MAX; i++) {
+		snprintf(a, sizeof(a), "10.0.0.%d", i);
+		assert_int_equal(pv_gid_claim_add(&c, &flags, a), 0);
+	}
+	assert_int_equal(pv_gid_claim_add(&c, &flags, "10.9.9.9"), -ENOSPC);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,6 +234,7 @@ int main(void)
 		cmocka_unit_test(test_pv_ipc__size_table),
 		cmocka_unit_test_setup_teardown(test_pv_ipc__call_skips_stale_reply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pv_ipc__call_passes_request_fds, setup, teardown),
+		cmocka_unit_test(test_pv_gid_claim__addresses_to_gids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -70,6 +70,46 @@ static void test_eng_gid_own__owned_gid_left_out_and_next_moves_up(void **state)
 	assert_int_equal(cl.conflict_owner[0], 2);
 }
 
+/* A claimed GID (the CNI assigned the address to this attachment) is
+ * taken from a holder that does not claim it; between claimants the
+ * holder keeps it. */
+static void test_eng_gid_own__claim_beats_squatter_not_claimant(void **state)
+{
+	struct pv_ipc_gid_entry sq[PV_GID_TABLE_MAX];
+	uint8_t want[1][16], claim[1][16];
+	struct eng_gid_holder h = { .dev_id = 2, .count = 1, .gid = sq };
+	struct eng_gid_claim cl;
+
+	(void)state;
+	fill_table(sq, (const uint8_t[]){ 1 }, 1);
+	v4(want[0], 1);
+	v4(claim[0], 1);
+	eng_gid_claim_with(1, (const uint8_t (*)[16])want, 1,
+			   (const uint8_t (*)[16])claim, 1, &h, 1, &cl);
+	assert_int_equal(cl.count, 1);
+	assert_int_equal(cl.nconflicts, 0);
+	/* The squatter, rebuilt with device 1 holding it, loses it. */
+	{
+		struct pv_ipc_gid_entry own[PV_GID_TABLE_MAX];
+		struct eng_gid_holder o = { .dev_id = 1, .count = 1,
+					    .gid = own, .nclaims = 1,
+					    .claims = (const uint8_t (*)[16])claim };
+
+		fill_table(own, (const uint8_t[]){ 1 }, 1);
+		eng_gid_claim(2, (const uint8_t (*)[16])want, 1, &o, 1, &cl);
+		assert_int_equal(cl.count, 0);
+		assert_int_equal(cl.nconflicts, 1);
+		assert_int_equal(cl.conflict_owner[0], 1);
+	}
+	/* Both claim: the holder keeps it. */
+	h.nclaims = 1;
+	h.claims = (const uint8_t (*)[16])claim;
+	eng_gid_claim_with(1, (const uint8_t (*)[16])want, 1,
+			   (const uint8_t (*)[16])claim, 1, &h, 1, &cl);
+	assert_int_equal(cl.count, 0);
+	assert_int_equal(cl.nconflicts, 1);
+}
+
 static void test_eng_gid_own__own_table_is_not_a_conflict(void **state)
 {
 	struct pv_ipc_gid_entry a[PV_GID_TABLE_MAX];
@@ -218,6 +258,7 @@ int main(void)
 		cmocka_unit_test(test_eng_gid_own__conflicts_let_later_candidates_fill_table),
 		cmocka_unit_test(test_eng_gid_own__table_capped_without_conflicts),
 		cmocka_unit_test(test_eng_gid_own__released_when_a_gid_leaves),
+		cmocka_unit_test(test_eng_gid_own__claim_beats_squatter_not_claimant),
 		cmocka_unit_test(test_eng_gid_own__pickup_after_owner_lets_go),
 	};
 
