@@ -112,7 +112,6 @@ struct eng {
 	uint32_t next_conn_id;
 	struct eng_idtab devs;		/* dev id -> struct eng_dev */
 	bool stop;
-	uint64_t rng;			/* xorshift state for key bytes */
 	uint8_t *reply;			/* PV_IPC_MAX_PAYLOAD bytes */
 	/* Pollables closed while an epoll batch runs are freed after it,
 	 * since later events of the batch may still point at them. */

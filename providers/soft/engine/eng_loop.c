@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include "providers/soft/engine/eng.h"
@@ -24,10 +23,6 @@ int eng_init(struct eng *e)
 	eng_list_init(&e->conns);
 	eng_idtab_init(&e->devs, 1, 0xffff);
 	e->self_ns_known = netns_id_of_pid(getpid(), &e->self_ns) == 0;
-	if (getrandom(&e->rng, sizeof(e->rng), GRND_NONBLOCK) !=
-	    sizeof(e->rng))
-		e->rng = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull;
-	e->rng |= 1;
 	e->reply = malloc(PV_IPC_MAX_PAYLOAD);
 	if (!e->reply)
 		return -ENOMEM;

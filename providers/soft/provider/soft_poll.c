@@ -3,8 +3,10 @@
  * ibv_poll_cq from the CQ ring and ibv_req_notify_cq through its arm word
  * (design §3): neither makes a system call.  Polling keeps draining the
  * ring after the engine died, so the completions it wrote are not lost;
- * an empty ring then reports the device as gone only through the async
- * event, as hardware does.  An empty poll yields the CPU (see below;
+ * every 2^SOFT_POLL_LIVENESS_SHIFT empty polls it checks the engine is
+ * still there, and once it is not, the outstanding work requests complete
+ * as flushed (soft_death.c) and the async event reports the device gone,
+ * as hardware does.  An empty poll yields the CPU (see below;
  * PODVERBS_POLL_YIELD=0 turns it off on machines with cores to spare).
  */
 #include <errno.h>
