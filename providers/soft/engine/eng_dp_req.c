@@ -187,11 +187,8 @@ static int ud_dest(struct eng *e, struct eng_dp_qp *dq,
 	m->flow_label = ah->attr.flow_label;
 	qkey = (w->remote_qkey & 0x80000000u) ? qp->attr.qkey : w->remote_qkey;
 	*dst = eng_dp_find_dest(e, dq, ah->attr.dgid, w->remote_qpn);
-	if (*dst && (*dst)->attr.qkey != qkey) {
-		eng_stat_inc(dp_drops_qkey);
-		eng_dp_rguard_qkey(qp, *dst);
+	if (*dst && !eng_dp_rguard_qkey_ok(qp, *dst, qkey))
 		*dst = NULL;
-	}
 	return WC_SUCCESS;
 }
 

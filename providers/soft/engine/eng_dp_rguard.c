@@ -31,23 +31,35 @@ static struct eng_dev *src_dev(const struct eng_dp_msg *m)
 	return m->src && m->src->o.conn ? m->src->o.conn->dev : NULL;
 }
 
-static void charge(struct eng_dev *src, struct eng_dev *dst, uint32_t rkey)
+/* One more wrong key (what: "rkey" or "Q_Key") from src at dst, against
+ * src's budget. */
+static void charge(struct eng_dev *src, const struct eng_dev *dst,
+		   const char *what, uint32_t key)
 {
-	uint64_t now = now_ns();
+	uint64_t now;
 
-	eng_stat_inc(dp_rkey_violations);
-	dst->rguard.rkey_errors++;
 	if (!src)
 		return;
+	now = now_ns();
 	if (eng_rguard_charge(&src->rguard, now) &&
 	    now - src->rguard.warn_ns >= ENG_RGUARD_WARN_NS) {
 		src->rguard.warn_ns = now;
-		eng_warn("device %s (%u): %" PRIu64 " remote access errors "
-			 "(last: rkey 0x%08x at device %u); its remote "
-			 "operations are refused beyond %u a second",
-			 src->name, src->id, src->rguard.caused, rkey, dst->id,
-			 ENG_RGUARD_RATE);
+		eng_warn("device %s (%u): %" PRIu64 " remote access or Q_Key "
+			 "errors (last: %s 0x%08x at device %u); its RDMA "
+			 "operations and datagrams are refused beyond %u a "
+			 "second", src->name, src->id, src->rguard.caused,
+			 what, key, dst->id, ENG_RGUARD_RATE);
 	}
+}
+
+/* Past its budget a source is refused until tokens come back. */
+static bool admitted(struct eng_dev *src)
+{
+	if (!src || !src->rguard.limited ||
+	    eng_rguard_admit(&src->rguard, now_ns()))
+		return true;
+	eng_stat_inc(dp_remote_refused);
+	return false;
 }
 
 struct eng_mr *eng_dp_rguard_mr(struct eng_qp *dst, const struct eng_dp_msg *m,
@@ -56,16 +68,15 @@ struct eng_mr *eng_dp_rguard_mr(struct eng_qp *dst, const struct eng_dp_msg *m,
 	struct eng_dev *d = dst->o.conn->dev, *src = src_dev(m);
 	struct eng_mr *mr;
 
-	if (src && src->rguard.limited &&
-	    !eng_rguard_admit(&src->rguard, now_ns())) {
-		eng_stat_inc(dp_remote_refused);
+	if (!admitted(src))
 		return NULL;
-	}
 	mr = eng_mrkeys_by_rkey(&d->mrs, m->rkey);
 	if (mr && mr->pd == dst->pd && (mr->access & need) == need &&
 	    eng_dp_range_ok(mr->iova, mr->length, m->remote_addr, len))
 		return mr;
-	charge(src, d, m->rkey);
+	eng_stat_inc(dp_rkey_violations);
+	d->rguard.rkey_errors++;
+	charge(src, d, "rkey", m->rkey);
 	return NULL;
 }
 
@@ -76,20 +87,28 @@ void eng_dp_rguard_access_err(struct eng_qp *dst)
 			       dst->o.handle);
 }
 
-void eng_dp_rguard_qkey(struct eng_qp *src, struct eng_qp *dst)
+bool eng_dp_rguard_qkey_ok(struct eng_qp *src, struct eng_qp *dst,
+			  uint32_t qkey)
 {
 	struct eng_dev *d = dst->o.conn->dev, *from = src->o.conn->dev;
 	uint64_t now;
 
+	if (!admitted(from))
+		return false;
+	if (dst->attr.qkey == qkey)
+		return true;
+	eng_stat_inc(dp_drops_qkey);
 	if (!d)
-		return;
+		return false;
 	d->rguard.qkey_errors++;
+	charge(from, d, "Q_Key", qkey);
 	now = now_ns();
 	if (now - d->rguard.qkey_warn_ns < ENG_RGUARD_WARN_NS)
-		return;
+		return false;
 	d->rguard.qkey_warn_ns = now;
 	eng_warn("device %s (%u): %" PRIu64 " datagrams dropped for a wrong "
 		 "Q_Key (last: to QP %u from device %u QP %u)", d->name, d->id,
 		 d->rguard.qkey_errors, dst->qp_num, from ? from->id : 0,
 		 src->qp_num);
+	return false;
 }

@@ -3,6 +3,7 @@
 #ifndef ENG_DP_RGUARD_H
 #define ENG_DP_RGUARD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct eng_qp;
@@ -18,8 +19,11 @@ struct eng_mr *eng_dp_rguard_mr(struct eng_qp *dst, const struct eng_dp_msg *m,
  * IBV_EVENT_QP_ACCESS_ERR on dst. */
 void eng_dp_rguard_access_err(struct eng_qp *dst);
 
-/* A datagram from src dropped for a wrong Q_Key at dst: counted at
- * dst's device, warned at most once a second per device. */
-void eng_dp_rguard_qkey(struct eng_qp *src, struct eng_qp *dst);
+/* May a datagram from src with qkey enter dst?  A wrong Q_Key is counted
+ * (dp_drops_qkey and at dst's device, warned at most once a second) and
+ * charged to src's device like a wrong rkey; past that budget src's
+ * datagrams are refused (dp_remote_refused) whatever their Q_Key. */
+bool eng_dp_rguard_qkey_ok(struct eng_qp *src, struct eng_qp *dst,
+			   uint32_t qkey);
 
 #endif /* ENG_DP_RGUARD_H */

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Per-device accounting of remote access errors (IBA 9.7.5.1.x, C9-88:
- * an R_Key that names no MR, or one without the right or range), which
- * is how a peer guessing memory keys shows itself.  A device has a token
- * bucket as a source: each error its QPs cause costs a token; with the
- * bucket empty its RDMA READ/WRITE/atomics are refused (counted as
+ * an R_Key that names no MR, or one without the right or range) and of
+ * datagrams with a wrong Q_Key (IBA 10.2.5), which is how a peer
+ * guessing keys shows itself.  A device has a token bucket as a source:
+ * each such error its QPs cause costs a token; with the bucket empty its
+ * RDMA READ/WRITE/atomics and UD datagrams are refused (counted as
  * dp_remote_refused, logged at most once a second) until tokens come
  * back, so a guesser gets ENG_RGUARD_BURST tries and then
- * ENG_RGUARD_RATE a second, against 2^32 keys.  As a target the device
+ * ENG_RGUARD_RATE a second, against 2^32 rkeys or 2^31 Q_Keys.  As a target the device
  * counts the errors it saw.  Pure state here; eng_dp_rguard.c acts.
  */
 #ifndef ENG_RGUARD_H

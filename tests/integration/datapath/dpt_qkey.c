@@ -4,15 +4,18 @@
  * high bit set, IBA 10.2.5) are for privileged consumers: a pod's
  * ibv_modify_qp with one fails with EPERM, both when moving a fresh UD QP
  * to INIT and on a ready one.  Then A guesses B's Q_Key with GUESSES
- * datagrams of random (uncontrolled) Q_Keys: B receives none; a datagram
- * with the right Q_Key still arrives.  (The script checks the engine
- * counted the violations and warned.)
+ * datagrams of random (uncontrolled) Q_Keys: B receives none.  Past its
+ * budget the engine refuses A's datagrams for a while; once tokens came
+ * back (ENG_RGUARD_RATE a second), a datagram with the right Q_Key
+ * arrives.  (The script checks the engine counted the violations and
+ * the refusals and warned.)
  */
 #include "dpt.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #define QKEY_A		0x11111111u
 #define QKEY_B		0x2a3b4c5du
@@ -116,6 +119,7 @@ static int side_a(struct dpt_side *s)
 	dpt_log(s, "%d datagrams with guessed Q_Keys sent", sent);
 	dpt_sync(s);			/* all sent: B checks */
 	dpt_sync(s);			/* B saw nothing */
+	usleep(1200 * 1000);		/* the budget earns tokens back */
 	qkeys[0] = QKEY_B;
 	send_batch(qp, cq, ah, peer.qpn, qkeys, 1);
 	dpt_sync(s);			/* B got the right one */
