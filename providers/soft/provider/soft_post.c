@@ -111,6 +111,13 @@ int soft_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		return -ret;
 	}
 	pthread_spin_lock(&d->sq_lock);
+	/* Again under the lock: a flush after the engine's death (which
+	 * takes this lock) must see every WQE published before it. */
+	if (atomic_load_explicit(&sc->dead, memory_order_relaxed)) {
+		pthread_spin_unlock(&d->sq_lock);
+		*bad_wr = wr;
+		return EIO;
+	}
 	start = d->sq.head;
 	cons = __atomic_load_n(&d->sq.hdr->cons, __ATOMIC_ACQUIRE);
 	for (; wr; wr = wr->next) {
@@ -142,6 +149,11 @@ static int post_recv_ring(struct soft_ctx *sc, struct soft_ring *r,
 	int ret = 0;
 
 	pthread_spin_lock(lock);
+	if (atomic_load_explicit(&sc->dead, memory_order_relaxed)) {
+		pthread_spin_unlock(lock);	/* see soft_post_send */
+		*bad_wr = wr;
+		return EIO;
+	}
 	start = r->head;
 	cons = __atomic_load_n(&r->hdr->cons, __ATOMIC_ACQUIRE);
 	for (; wr; wr = wr->next) {
