@@ -57,9 +57,34 @@ static void pick_name(struct eng *e, const struct netns_id *ns, char *out)
 	}
 }
 
+/* A new id, or keep's. */
+static int64_t dev_id_alloc(struct eng *e, struct eng_dev *d,
+			    const struct eng_dev_keep *keep)
+{
+	int64_t id;
+
+	if (keep) {
+		int ret = eng_idtab_alloc_at(&e->devs, keep->id, d);
+
+		return ret < 0 ? ret : (int64_t)keep->id;
+	}
+	id = eng_idtab_alloc(&e->devs, d);
+	return id < 0 ? eng_limit_hit(-ENOMEM) : id;
+}
+
 int eng_dev_register(struct eng *e, int ns_fd, const struct netns_id *ns,
 		     const char *netns_path, const char *name, uint16_t pkey,
 		     const struct netns_link *link, struct eng_dev **ret_dev)
+{
+	return eng_dev_register_kept(e, ns_fd, ns, netns_path, name, pkey,
+				     link, NULL, ret_dev);
+}
+
+int eng_dev_register_kept(struct eng *e, int ns_fd, const struct netns_id *ns,
+			  const char *netns_path, const char *name,
+			  uint16_t pkey, const struct netns_link *link,
+			  const struct eng_dev_keep *keep,
+			  struct eng_dev **ret_dev)
 {
 	struct eng_dev *d;
 	int64_t id;
@@ -72,10 +97,10 @@ int eng_dev_register(struct eng *e, int ns_fd, const struct netns_id *ns,
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
-	id = eng_idtab_alloc(&e->devs, d);
+	id = dev_id_alloc(e, d, keep);
 	if (id < 0) {
 		free(d);
-		return eng_limit_hit(-ENOMEM);
+		return (int)id;
 	}
 	d->id = (uint32_t)id;
 	if (name[0])
@@ -88,7 +113,8 @@ int eng_dev_register(struct eng *e, int ns_fd, const struct netns_id *ns,
 	d->ns = *ns;
 	d->watch.fd = -1;
 	d->pkey = pkey ? pkey : 0xffff;
-	d->guid = eng_port_guid_from_mac(link->mac);
+	d->guid = keep && keep->guid ? keep->guid
+				     : eng_port_guid_from_mac(link->mac);
 	d->port_state = PV_PORT_DOWN;
 	/* QP 0 and 1 are the special QPs of IBA 10.2.5. */
 	eng_idtab_init(&d->qps, 2, (1u << 24) - 1);
@@ -269,6 +295,12 @@ static const char *ns_label(const char *path)
 int eng_dev_add(struct eng *e, const struct pv_ipc_adm_dev_add *req,
 		struct eng_dev **ret_dev)
 {
+	return eng_dev_add_kept(e, req, NULL, ret_dev);
+}
+
+int eng_dev_add_kept(struct eng *e, const struct pv_ipc_adm_dev_add *req,
+		     const struct eng_dev_keep *keep, struct eng_dev **ret_dev)
+{
 	struct netns_link link;
 	struct netns_id ns;
 	int ns_fd, watch_fd, ret;
@@ -282,6 +314,10 @@ int eng_dev_add(struct eng *e, const struct pv_ipc_adm_dev_add *req,
 	ret = netns_id_of_fd(ns_fd, &ns);
 	if (ret < 0)
 		goto err_close_ns;
+	if (keep && !netns_id_equal(&ns, &keep->ns)) {
+		ret = -ESTALE;
+		goto err_close_ns;
+	}
 	/* Watch first, then read: no change can fall between the two. */
 	watch_fd = netns_watch_open(ns_fd);
 	if (watch_fd < 0)
@@ -295,8 +331,8 @@ int eng_dev_add(struct eng *e, const struct pv_ipc_adm_dev_add *req,
 		ret = ret == -ENOENT ? -ENODEV : ret;
 		goto err_close_watch;
 	}
-	ret = eng_dev_register(e, ns_fd, &ns, req->netns_path, req->name,
-			       req->pkey, &link, ret_dev);
+	ret = eng_dev_register_kept(e, ns_fd, &ns, req->netns_path,
+				    req->name, req->pkey, &link, keep, ret_dev);
 	if (ret < 0) {
 		eng_warn("dev add: %s in %s: %s", req->ifname,
 			 ns_label(req->netns_path), ret == -EEXIST ?
@@ -304,6 +340,7 @@ int eng_dev_add(struct eng *e, const struct pv_ipc_adm_dev_add *req,
 			 strerror(-ret));
 		goto err_close_watch;
 	}
+	(*ret_dev)->flags = req->flags;
 	if (watch_fd >= 0) {
 		(*ret_dev)->watch.fd = watch_fd;
 		(*ret_dev)->watch.ready = watch_ready;
