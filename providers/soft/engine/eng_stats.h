@@ -46,7 +46,13 @@
 	X(dp_mr_mapped)			\
 	X(dp_mr_pvm)			\
 	X(dp_sleeps)			\
-	X(dp_spin_backoffs)
+	X(dp_spin_backoffs)		\
+	X(state_saves)			\
+	X(state_save_errors)		\
+	X(state_files_rejected)		\
+	X(state_entries_restored)	\
+	X(state_entries_dropped)	\
+	X(state_entries_rejected)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,
