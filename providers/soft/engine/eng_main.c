@@ -30,6 +30,8 @@ struct opts {
 	int foreground;
 	int no_seccomp;
 	const char *state_file;		/* NULL: the default for the socket */
+	bool state_file_default;	/* not asked for: failing to use it
+					 * is a warning, not an error */
 };
 
 static void usage(FILE *out)
@@ -54,13 +56,14 @@ static void usage(FILE *out)
 "                         namespace, modules, bpf, keyrings and the like\n"
 "                         fail with EPERM in every engine thread\n"
 "      --state-file PATH  keep the device set in PATH and restore it at\n"
-"                         start (default %s for the\n"
-"                         engine on %s, none otherwise; \"\" for none)\n"
+"                         start (\"\" for none).  Default for the engine\n"
+"                         on %s:\n"
+"                         %s; none on other sockets\n"
 "  -h, --help             this text\n"
 "\n"
 "Limits (requests beyond them fail with ENOMEM or EINVAL):\n",
 		PV_IPC_SOCKET_ENV, PV_IPC_DEFAULT_SOCKET,
-		ENG_STATE_DEFAULT_PATH, PV_IPC_DEFAULT_SOCKET);
+		PV_IPC_DEFAULT_SOCKET, ENG_STATE_DEFAULT_PATH);
 	eng_limits_help(out);
 }
 
@@ -125,8 +128,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	}
 	/* Only the node's engine has a default: engines on other sockets
 	 * (tests, several "nodes" on one machine) must not share it. */
-	if (!o->state_file && !strcmp(o->socket, PV_IPC_DEFAULT_SOCKET))
+	if (!o->state_file && !strcmp(o->socket, PV_IPC_DEFAULT_SOCKET)) {
 		o->state_file = ENG_STATE_DEFAULT_PATH;
+		o->state_file_default = true;
+	}
+	if (o->state_file && o->state_file[0] && o->state_file[0] != '/') {
+		fprintf(stderr, "podverbsd: --state-file needs an absolute "
+			"path\n");
+		return -1;
+	}
 	if (optind < argc) {
 		fprintf(stderr, "podverbsd: unexpected argument '%s'\n",
 			argv[optind]);
@@ -317,7 +327,11 @@ int main(int argc, char **argv)
 	}
 	/* Before detaching, so a state file in use fails the start. */
 	ret = eng_state_open(&e, o.state_file);
-	if (ret < 0) {
+	if (ret < 0 && o.state_file_default) {
+		eng_warn("state file %s: %s; devices will not survive a "
+			 "restart (--state-file to choose another)",
+			 o.state_file, strerror(-ret));
+	} else if (ret < 0) {
 		eng_err("state file %s: %s", o.state_file, ret == -EBUSY ?
 			"in use by another engine" : strerror(-ret));
 		goto err_fini;
