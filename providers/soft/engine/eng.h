@@ -120,6 +120,10 @@ struct eng {
 	/* Called after the device set changed (a device added or deleted
 	 * by request; eng_state.c saves the state). */
 	void (*devs_changed)(struct eng *e);
+	/* While devices are restored (eng_state.c): the GIDs each device
+	 * owned before the restart, held for it until it is back. */
+	const struct eng_gid_holder *gid_reserved;
+	uint32_t ngid_reserved;
 };
 
 /* eng_main.c / eng_server.c: the loop. */
@@ -169,6 +173,9 @@ int eng_dev_register_kept(struct eng *e, int ns_fd, const struct netns_id *ns,
 			  uint16_t pkey, const struct netns_link *link,
 			  const struct eng_dev_keep *keep,
 			  struct eng_dev **ret_dev);
+/* Gives every device with left-out GIDs another look (after
+ * eng.gid_reserved was cleared). */
+void eng_dev_gids_recheck(struct eng *e);
 /* Applies a fresh read of the interface (link NULL: it vanished). */
 void eng_dev_apply_link(struct eng *e, struct eng_dev *d,
 			const struct netns_link *link);

@@ -137,7 +137,23 @@ static bool gids_differ(const struct eng_dev *d, const uint8_t (*g)[16],
 	return false;
 }
 
-/* Every other live device's current table. */
+/* GIDs held for devices not (yet) back after a restart (eng_state.c):
+ * a device that owned a GID keeps it even if another that wants it too
+ * is restored first. */
+static uint32_t gid_reserved(struct eng *e, const struct eng_dev *self,
+			     struct eng_gid_holder *h, uint32_t n)
+{
+	for (uint32_t i = 0; i < e->ngid_reserved; i++) {
+		const struct eng_gid_holder *r = &e->gid_reserved[i];
+
+		if (r->dev_id != self->id && !eng_dev_by_id(e, r->dev_id) &&
+		    n < 2 * ENG_DEVICES_HARD_MAX)
+			h[n++] = *r;
+	}
+	return n;
+}
+
+/* Every other live device's current table, then the reservations. */
 static uint32_t gid_holders(struct eng *e, const struct eng_dev *self,
 			    struct eng_gid_holder *h)
 {
@@ -152,7 +168,7 @@ static uint32_t gid_holders(struct eng *e, const struct eng_dev *self,
 						  .count = x->gid_count,
 						  .gid = x->gid };
 	}
-	return n;
+	return gid_reserved(e, self, h, n);
 }
 
 /* Logs and counts the conflicts that are new since the last rebuild, so
@@ -183,7 +199,7 @@ static void gids_reclaim(struct eng *e, const struct eng_dev *released_by);
  * own.  If d let a GID go, devices that wanted it get another look. */
 static void gids_rebuild(struct eng *e, struct eng_dev *d, bool may_reclaim)
 {
-	struct eng_gid_holder h[ENG_DEVICES_HARD_MAX];
+	struct eng_gid_holder h[2 * ENG_DEVICES_HARD_MAX];
 	struct eng_gid_claim cl;
 	uint32_t nh = gid_holders(e, d, h);
 	bool released;
@@ -219,6 +235,11 @@ static void gids_reclaim(struct eng *e, const struct eng_dev *released_by)
 		if (x && x != released_by && x->conflict_count)
 			gids_rebuild(e, x, false);
 	}
+}
+
+void eng_dev_gids_recheck(struct eng *e)
+{
+	gids_reclaim(e, NULL);
 }
 
 void eng_dev_apply_link(struct eng *e, struct eng_dev *d,

@@ -170,6 +170,12 @@ static void dev_entry(const struct eng_dev *d, struct eng_state_dev *o)
 	o->pkey = d->pkey;
 	o->flags = d->flags;
 	o->guid = d->guid;
+	o->gid_count = d->gid_count < PV_GID_TABLE_MAX ? d->gid_count
+						       : PV_GID_TABLE_MAX;
+	for (uint32_t i = 0; i < o->gid_count; i++) {
+		memcpy(o->gid[i].gid, d->gid[i].gid, 16);
+		o->gid[i].gid_type = d->gid[i].gid_type;
+	}
 }
 
 int eng_state_save(struct eng *e)
@@ -353,8 +359,20 @@ static void set_aside(const struct eng_state *st)
 static void restore_doc(struct eng *e, const struct eng_state_doc *doc,
 			unsigned n[3])
 {
+	struct eng_gid_holder held[ENG_STATE_DEVS_MAX];
+
+	/* Every GID stays its old owner's until all devices are back; then
+	 * those that were left without one get another look. */
+	for (uint32_t i = 0; i < doc->count; i++)
+		held[i] = (struct eng_gid_holder){ .dev_id = doc->dev[i].id,
+			.count = doc->dev[i].gid_count, .gid = doc->dev[i].gid };
+	e->gid_reserved = held;
+	e->ngid_reserved = doc->count;
 	for (uint32_t i = 0; i < doc->count; i++)
 		n[restore_one(e, e->state->path, &doc->dev[i])]++;
+	e->gid_reserved = NULL;
+	e->ngid_reserved = 0;
+	eng_dev_gids_recheck(e);
 	/* Ids handed out before the restart stay unused a while longer. */
 	if (doc->next_id > e->devs.next && doc->next_id <= e->devs.max)
 		e->devs.next = doc->next_id;

@@ -27,7 +27,8 @@
  *   {"version": 1, "nextId": N, "devices": [
  *     {"id": 1, "name": "rdma0", "ifname": "eth0",
  *      "netns": "/var/run/netns/x", "netnsDev": 4, "netnsIno": 4026532741,
- *      "pkey": 65535, "flags": 0, "guid": "0x..."}, ...]}
+ *      "pkey": 65535, "flags": 0, "guid": "0x...",
+ *      "gids": ["00000000000000000000ffff0a4e0001", ...]}, ...]}
  * Unknown keys are ignored (a newer engine may add some).
  */
 #ifndef ENG_STATE_H
@@ -63,6 +64,11 @@ struct eng_state_dev {
 	uint16_t pkey;
 	uint32_t flags;
 	uint64_t guid;
+	/* The GIDs it owned: held for it while devices are restored, so a
+	 * device restored earlier that wants one too (a pod that added its
+	 * neighbour's address) cannot take it (eng_gid_own.h). */
+	uint32_t gid_count;
+	struct pv_ipc_gid_entry gid[PV_GID_TABLE_MAX];
 };
 
 struct eng_state_doc {

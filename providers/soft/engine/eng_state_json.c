@@ -131,6 +131,46 @@ static bool get_guid(const cJSON *o, uint64_t *ret)
 	return errno == 0 && *end == '\0' && *ret != 0;
 }
 
+static int hex_nibble(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Optional "gids": up to PV_GID_TABLE_MAX strings of 32 hex digits. */
+static bool get_gids(const cJSON *o, struct eng_state_dev *d)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, "gids"), *g;
+
+	if (!arr)
+		return true;
+	if (!cJSON_IsArray(arr))
+		return false;
+	cJSON_ArrayForEach(g, arr) {
+		struct pv_ipc_gid_entry *e;
+
+		if (d->gid_count >= PV_GID_TABLE_MAX || !cJSON_IsString(g) ||
+		    !g->valuestring || strlen(g->valuestring) != 32)
+			return false;
+		e = &d->gid[d->gid_count++];
+		for (int i = 0; i < 16; i++) {
+			int hi = hex_nibble(g->valuestring[2 * i]);
+			int lo = hex_nibble(g->valuestring[2 * i + 1]);
+
+			if (hi < 0 || lo < 0)
+				return false;
+			e->gid[i] = (uint8_t)(hi << 4 | lo);
+		}
+		e->gid_type = PV_GID_TYPE_ROCE_V2;
+	}
+	return true;
+}
+
 /* Why entry o is unusable, or NULL with *d filled. */
 static const char *entry_parse(const cJSON *o, struct eng_state_dev *d)
 {
@@ -163,6 +203,8 @@ static const char *entry_parse(const cJSON *o, struct eng_state_dev *d)
 	d->flags = (uint32_t)v;
 	if (!get_guid(o, &d->guid))
 		return "\"guid\" missing or not \"0x\" and 1..16 hex digits";
+	if (!get_gids(o, d))
+		return "\"gids\" not a list of at most 16 GIDs in hex";
 	return NULL;
 }
 
@@ -260,6 +302,23 @@ out:
 	return ret;
 }
 
+static bool add_gids(cJSON *o, const struct eng_state_dev *d)
+{
+	cJSON *arr = cJSON_AddArrayToObject(o, "gids");
+
+	if (!arr)
+		return false;
+	for (uint32_t i = 0; i < d->gid_count && i < PV_GID_TABLE_MAX; i++) {
+		char hex[33];
+
+		for (int b = 0; b < 16; b++)
+			snprintf(hex + 2 * b, 3, "%02x", d->gid[i].gid[b]);
+		if (!cJSON_AddItemToArray(arr, cJSON_CreateString(hex)))
+			return false;
+	}
+	return true;
+}
+
 static bool add_entry(cJSON *arr, const struct eng_state_dev *d)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -268,7 +327,7 @@ static bool add_entry(cJSON *arr, const struct eng_state_dev *d)
 	if (!o || !cJSON_AddItemToArray(arr, o))
 		return false;
 	snprintf(guid, sizeof(guid), "0x%016" PRIx64, d->guid);
-	return cJSON_AddNumberToObject(o, "id", d->id) &&
+	return add_gids(o, d) && cJSON_AddNumberToObject(o, "id", d->id) &&
 	       cJSON_AddStringToObject(o, "name", d->name) &&
 	       cJSON_AddStringToObject(o, "ifname", d->ifname) &&
 	       cJSON_AddStringToObject(o, "netns", d->netns_path) &&

@@ -112,8 +112,12 @@ static void test_eng_state__bad_entries_rejected_one_by_one(void **state)
 		"{\"id\":1,\"name\":\"a\",\"ifname\":\"eth0\",\"netns\":\"\",\"netnsDev\":4,\"netnsIno\":5,\"pkey\":65535,\"flags\":0,\"guid\":\"12\"}",
 		"{\"id\":1,\"name\":\"a\",\"ifname\":\"eth0\",\"netns\":\"\",\"netnsDev\":4,\"netnsIno\":5,\"pkey\":65535,\"flags\":-1,\"guid\":\"0x1\"}",
 		"{\"id\":1,\"name\":7,\"ifname\":\"eth0\",\"netns\":\"\",\"netnsDev\":4,\"netnsIno\":5,\"pkey\":65535,\"flags\":0,\"guid\":\"0x1\"}",
+		"{\"id\":1,\"name\":\"a\",\"ifname\":\"eth0\",\"netns\":\"\",\"netnsDev\":4,\"netnsIno\":5,\"pkey\":65535,\"flags\":0,\"guid\":\"0x1\",\"gids\":[\"00\"]}",
+		"{\"id\":1,\"name\":\"a\",\"ifname\":\"eth0\",\"netns\":\"\",\"netnsDev\":4,\"netnsIno\":5,\"pkey\":65535,\"flags\":0,\"guid\":\"0x1\",\"gids\":[\"0000000000000000000000000000000g\"]}",
+		"{\"id\":1,\"name\":\"a\",\"ifname\":\"eth0\",\"netns\":\"\",\"netnsDev\":4,\"netnsIno\":5,\"pkey\":65535,\"flags\":0,\"guid\":\"0x1\",\"gids\":\"x\"}",
+		"{\"id\":1,\"name\":\"a\",\"ifname\":\"eth0\",\"netns\":\"\",\"netnsDev\":4,\"netnsIno\":5,\"pkey\":65535,\"flags\":0,\"guid\":\"0x1\",\"gids\":[\"00000000000000000000000000000000\",\"00000000000000000000000000000000\",\"00000000000000000000000000000000\",\"00000000000000000000000000000000\",\"00000000000000000000000000000000\",\"00000000000000000000000000000000\",\"00000000000000000000000000000000\",\"00000000000000000000000000000000\",\"00000000000000000000000000000000\",\"00000000000000000000000000000000\",\"00000000000000000000000000000000\",\"00000000000000000000000000000000\",\"00000000000000000000000000000000\",\"00000000000000000000000000000000\",\"00000000000000000000000000000000\",\"00000000000000000000000000000000\",\"00000000000000000000000000000000\"]}",
 	};
-	char text[1024];
+	char text[2048];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -209,7 +213,16 @@ static void test_eng_state__format_round_trips(void **state)
 	in.dev[0] = (struct eng_state_dev){
 		.id = 8, .name = "rdma0", .ifname = "eth0",
 		.netns_path = "/var/run/netns/cni-1", .ns = { 4, 4026532741u },
-		.pkey = 0x8001, .flags = 0, .guid = 0xd4a15bfffe162adeull };
+		.pkey = 0x8001, .flags = 0, .guid = 0xd4a15bfffe162adeull,
+		.gid_count = 2 };
+	in.dev[0].gid[0].gid[10] = in.dev[0].gid[0].gid[11] = 0xff;
+	in.dev[0].gid[0].gid[12] = 10;
+	in.dev[0].gid[0].gid[15] = 1;
+	in.dev[0].gid[1].gid[0] = 0xfe;
+	in.dev[0].gid[1].gid[1] = 0x80;
+	in.dev[0].gid[1].gid[15] = 0x9c;
+	in.dev[0].gid[0].gid_type = in.dev[0].gid[1].gid_type =
+		PV_GID_TYPE_ROCE_V2;
 	in.dev[1] = (struct eng_state_dev){
 		.id = 1, .name = "pv\"0\\", .ifname = "lo", .netns_path = "",
 		.ns = { 4, 4026531833u }, .pkey = 0xffff, .flags = 7,
