@@ -95,10 +95,6 @@ int eng_state_parse(const char *text, size_t len, struct eng_state_doc *doc,
 		    eng_state_reject_fn reject, void *arg);
 /* The JSON text of doc (malloc'd, NUL-terminated), or NULL. */
 char *eng_state_format(const struct eng_state_doc *doc);
-/* Checks used by the parser, also for names the engine is asked for. */
-bool eng_state_name_ok(const char *s, size_t cap);
-bool eng_state_ifname_ok(const char *s);
-bool eng_state_path_ok(const char *s);
 
 /* eng_state.c: I/O, on the engine's loop thread. */
 

@@ -42,7 +42,7 @@ static void reject(struct rejects *r, long index, const char *fmt, ...)
 }
 
 /* Printable, no control characters, 1..cap-1 bytes. */
-bool eng_state_name_ok(const char *s, size_t cap)
+static bool name_ok(const char *s, size_t cap)
 {
 	size_t n = strnlen(s, cap);
 
@@ -56,7 +56,7 @@ bool eng_state_name_ok(const char *s, size_t cap)
 
 /* As the kernel's dev_valid_name(): 1..15 bytes, not "." or "..", no
  * '/', ':' or white space. */
-bool eng_state_ifname_ok(const char *s)
+static bool ifname_ok(const char *s)
 {
 	size_t n = strnlen(s, PV_IFNAME_MAX);
 
@@ -72,13 +72,13 @@ bool eng_state_ifname_ok(const char *s)
 
 /* "" (the engine's namespace) or an absolute path without "." or ".."
  * components or control characters. */
-bool eng_state_path_ok(const char *s)
+static bool path_ok(const char *s)
 {
 	size_t n = strnlen(s, PV_PATH_MAX);
 
 	if (n == 0)
 		return true;
-	if (n >= PV_PATH_MAX || s[0] != '/' || !eng_state_name_ok(s, PV_PATH_MAX))
+	if (n >= PV_PATH_MAX || s[0] != '/' || !name_ok(s, PV_PATH_MAX))
 		return false;
 	for (const char *p = s; (p = strchr(p, '/')) != NULL; p++) {
 		size_t len = strcspn(p + 1, "/");
@@ -183,13 +183,13 @@ static const char *entry_parse(const cJSON *o, struct eng_state_dev *d)
 		return "\"id\" missing or not in 1..65535";
 	d->id = (uint32_t)v;
 	if (!get_str(o, "name", d->name, sizeof(d->name)) ||
-	    !eng_state_name_ok(d->name, sizeof(d->name)))
+	    !name_ok(d->name, sizeof(d->name)))
 		return "\"name\" missing, empty, too long or not printable";
 	if (!get_str(o, "ifname", d->ifname, sizeof(d->ifname)) ||
-	    !eng_state_ifname_ok(d->ifname))
+	    !ifname_ok(d->ifname))
 		return "\"ifname\" missing or not an interface name";
 	if (!get_str(o, "netns", d->netns_path, sizeof(d->netns_path)) ||
-	    !eng_state_path_ok(d->netns_path))
+	    !path_ok(d->netns_path))
 		return "\"netns\" missing or not an absolute, plain path";
 	if (!get_uint(o, "netnsDev", 0, JSON_INT_MAX, &d->ns.dev) ||
 	    !get_uint(o, "netnsIno", 1, JSON_INT_MAX, &d->ns.ino))
