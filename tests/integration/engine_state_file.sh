@@ -177,7 +177,42 @@ grep -q "in use by another engine" "$TMP/e2.log" || fail "no clear error: $(cat 
 pid_alive "$ENGINE_PID" || fail "the first engine died"
 echo "ok: a second engine on the same state file refuses to start ($(grep -m1 'in use' "$TMP/e2.log" | sed 's/.*: error: //'))"
 
-# 5. The default: none for an engine on another socket.
+# 5. SIGKILL in the middle of a burst of adds and deletes: the file is
+#    always whole (the old state or the new), and the next engine
+#    restores exactly what it says.
+stop_engine
+rm -f "$STATE_FILE"
+for i in 1 2 3 4 5 6 7 8; do
+	topo_ip b link add "d$i" type veth peer name "p$i" || fail "veth d$i"
+done
+for round in 1 2 3 4 5 6; do
+	start_engine --state-file "$STATE_FILE"
+	(
+		for i in 1 2 3 4 5 6 7 8; do
+			pvctl dev add --netns "$(topo_path b)" --ifname "d$i" \
+				--name "r$i" >/dev/null 2>&1
+			[ $((i % 3)) = 0 ] && pvctl dev del "r$((i - 1))" \
+				--netns "$(topo_path b)" >/dev/null 2>&1
+		done
+	) &
+	BURST=$!
+	sleep "0.0$(( (round * 37) % 10 ))"
+	kill -9 "$ENGINE_PID"
+	wait "$ENGINE_PID" 2>/dev/null
+	ENGINE_PID=
+	wait "$BURST"
+	IN_FILE=$(/usr/bin/python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["devices"]))' "$STATE_FILE") ||
+		fail "round $round: the state file is not whole after SIGKILL"
+	start_engine --state-file "$STATE_FILE"
+	[ "$(stat_of devices_live)" = "$IN_FILE" ] ||
+		fail "round $round: file lists $IN_FILE devices, engine restored $(stat_of devices_live)"
+	printf '%s ' "$IN_FILE"
+	stop_engine
+done
+echo
+echo "ok: SIGKILL during bursts of adds and deletes: the file was whole every time and restored as written"
+
+# 6. The default: none for an engine on another socket.
 "$PV_BUILD/bin/podverbsd" --socket "$S2" --foreground >"$TMP/e3.log" 2>&1 &
 E3=$!
 topo_track_pid "$E3"
