@@ -26,6 +26,7 @@
 #include "providers/soft/pv-soft-abi.h"
 
 struct eng;
+struct eng_state;
 struct eng_dp_ctx;
 struct eng_dp_sched;
 
@@ -57,6 +58,7 @@ struct eng_dev {
 	struct eng_pollable watch;	/* link/address notifications */
 	uint16_t pkey;
 	uint64_t guid;
+	uint32_t flags;			/* ADM_DEV_ADD's, kept for a restart */
 	/* Port 1, refreshed from the interface. */
 	bool link_present;
 	uint8_t port_state;		/* enum pv_port_state */
@@ -119,6 +121,14 @@ struct eng {
 	void **deferred;
 	uint32_t ndeferred, deferred_cap;
 	struct eng_dp_sched *dp;	/* data path (eng_dp.h) */
+	struct eng_state *state;	/* eng_state.h; NULL: none kept */
+	/* Called after the device set changed (a device added or deleted
+	 * by request; eng_state.c saves the state). */
+	void (*devs_changed)(struct eng *e);
+	/* While devices are restored (eng_state.c): the GIDs each device
+	 * owned before the restart, held for it until it is back. */
+	const struct eng_gid_holder *gid_reserved;
+	uint32_t ngid_reserved;
 };
 
 /* eng_main.c / eng_server.c: the loop. */
@@ -153,6 +163,24 @@ bool eng_dev_visible(const struct eng_dev *d, const struct eng_conn *c);
 int eng_dev_register(struct eng *e, int ns_fd, const struct netns_id *ns,
 		     const char *netns_path, const char *name, uint16_t pkey,
 		     const struct netns_link *link, struct eng_dev **ret_dev);
+/* What a device restored after an engine restart keeps (eng_state.h):
+ * its id, its node GUID (0: from the MAC as usual) and the identity of
+ * the namespace it was made in. */
+struct eng_dev_keep {
+	uint32_t id;
+	uint64_t guid;
+	struct netns_id ns;
+};
+/* eng_dev_register with keep (NULL: a new id and GUID); -EEXIST also
+ * when keep's id is taken, -EINVAL when it is out of range. */
+int eng_dev_register_kept(struct eng *e, int ns_fd, const struct netns_id *ns,
+			  const char *netns_path, const char *name,
+			  uint16_t pkey, const struct netns_link *link,
+			  const struct eng_dev_keep *keep,
+			  struct eng_dev **ret_dev);
+/* Gives every device with left-out GIDs another look (after
+ * eng.gid_reserved was cleared). */
+void eng_dev_gids_recheck(struct eng *e);
 /* Applies a fresh read of the interface (link NULL: it vanished). */
 void eng_dev_apply_link(struct eng *e, struct eng_dev *d,
 			const struct netns_link *link);
@@ -163,6 +191,10 @@ int eng_dev_add(struct eng *e, const struct pv_ipc_adm_dev_add *req,
 int eng_dev_add_claims(struct eng *e, const struct pv_ipc_adm_dev_add *req,
 		       const struct pv_ipc_adm_dev_claims *claims,
 		       struct eng_dev **ret_dev);
+/* eng_dev_add with keep; -ESTALE when the namespace at the path is no
+ * longer keep->ns. */
+int eng_dev_add_kept(struct eng *e, const struct pv_ipc_adm_dev_add *req,
+		     const struct eng_dev_keep *keep, struct eng_dev **ret_dev);
 void eng_dev_remove(struct eng *e, struct eng_dev *d);
 void eng_dev_info(const struct eng_dev *d, struct pv_ipc_dev_info *out);
 void eng_dev_attr(const struct eng_dev *d, struct pv_ipc_dev_attr *out);

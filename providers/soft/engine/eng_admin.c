@@ -45,6 +45,8 @@ int eng_op_adm_dev_add(struct eng_req *r)
 	ret = eng_dev_add_claims(r->e, in, &cl, &d);
 	if (ret < 0)
 		return ret;
+	if (r->e->devs_changed)
+		r->e->devs_changed(r->e);
 	eng_dev_info(d, r->out);
 	r->out_len = sizeof(struct pv_ipc_dev_info);
 	return 0;
@@ -76,6 +78,8 @@ int eng_op_adm_dev_del(struct eng_req *r)
 	if (!d)
 		return -ENODEV;
 	eng_dev_remove(r->e, d);
+	if (r->e->devs_changed)
+		r->e->devs_changed(r->e);
 	return 0;
 }
 

@@ -73,9 +73,34 @@ static void claims_set(struct eng_dev *d,
 	d->claim_count = n;
 }
 
+/* A new id, or keep's. */
+static int64_t dev_id_alloc(struct eng *e, struct eng_dev *d,
+			    const struct eng_dev_keep *keep)
+{
+	int64_t id;
+
+	if (keep) {
+		int ret = eng_idtab_alloc_at(&e->devs, keep->id, d);
+
+		return ret < 0 ? ret : (int64_t)keep->id;
+	}
+	id = eng_idtab_alloc(&e->devs, d);
+	return id < 0 ? eng_limit_hit(-ENOMEM) : id;
+}
+
 int eng_dev_register(struct eng *e, int ns_fd, const struct netns_id *ns,
 		     const char *netns_path, const char *name, uint16_t pkey,
 		     const struct netns_link *link, struct eng_dev **ret_dev)
+{
+	return eng_dev_register_kept(e, ns_fd, ns, netns_path, name, pkey,
+				     link, NULL, ret_dev);
+}
+
+int eng_dev_register_kept(struct eng *e, int ns_fd, const struct netns_id *ns,
+			  const char *netns_path, const char *name,
+			  uint16_t pkey, const struct netns_link *link,
+			  const struct eng_dev_keep *keep,
+			  struct eng_dev **ret_dev)
 {
 	struct eng_dev *d;
 	int64_t id;
@@ -88,10 +113,10 @@ int eng_dev_register(struct eng *e, int ns_fd, const struct netns_id *ns,
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
-	id = eng_idtab_alloc(&e->devs, d);
+	id = dev_id_alloc(e, d, keep);
 	if (id < 0) {
 		free(d);
-		return eng_limit_hit(-ENOMEM);
+		return (int)id;
 	}
 	d->id = (uint32_t)id;
 	if (name[0])
@@ -104,7 +129,8 @@ int eng_dev_register(struct eng *e, int ns_fd, const struct netns_id *ns,
 	d->ns = *ns;
 	d->watch.fd = -1;
 	d->pkey = pkey ? pkey : 0xffff;
-	d->guid = eng_port_guid_from_mac(link->mac);
+	d->guid = keep && keep->guid ? keep->guid
+				     : eng_port_guid_from_mac(link->mac);
 	d->port_state = PV_PORT_DOWN;
 	/* QP numbers are random 24-bit values (eng_idtab.h), never QP 0
 	 * and 1 (the special QPs of IBA 10.2.5) nor 0xffffff (the
@@ -130,7 +156,23 @@ static bool gids_differ(const struct eng_dev *d, const uint8_t (*g)[16],
 	return false;
 }
 
-/* Every other live device's current table. */
+/* GIDs held for devices not (yet) back after a restart (eng_state.c):
+ * a device that owned a GID keeps it even if another that wants it too
+ * is restored first. */
+static uint32_t gid_reserved(struct eng *e, const struct eng_dev *self,
+			     struct eng_gid_holder *h, uint32_t n)
+{
+	for (uint32_t i = 0; i < e->ngid_reserved; i++) {
+		const struct eng_gid_holder *r = &e->gid_reserved[i];
+
+		if (r->dev_id != self->id && !eng_dev_by_id(e, r->dev_id) &&
+		    n < 2 * ENG_DEVICES_HARD_MAX)
+			h[n++] = *r;
+	}
+	return n;
+}
+
+/* Every other live device's current table, then the reservations. */
 static uint32_t gid_holders(struct eng *e, const struct eng_dev *self,
 			    struct eng_gid_holder *h)
 {
@@ -146,7 +188,7 @@ static uint32_t gid_holders(struct eng *e, const struct eng_dev *self,
 			.nclaims = x->claim_count,
 			.claims = (const uint8_t (*)[16])x->claim };
 	}
-	return n;
+	return gid_reserved(e, self, h, n);
 }
 
 /* Logs and counts the conflicts that are new since the last rebuild, so
@@ -178,7 +220,7 @@ static void gids_evict(struct eng *e, const struct eng_dev *d);
  * own.  If d let a GID go, devices that wanted it get another look. */
 static void gids_rebuild(struct eng *e, struct eng_dev *d, bool may_reclaim)
 {
-	struct eng_gid_holder h[ENG_DEVICES_HARD_MAX];
+	struct eng_gid_holder h[2 * ENG_DEVICES_HARD_MAX];
 	struct eng_gid_claim cl;
 	uint32_t nh = gid_holders(e, d, h);
 	bool released;
@@ -240,6 +282,11 @@ static void gids_reclaim(struct eng *e, const struct eng_dev *released_by)
 		if (x && x != released_by && x->conflict_count)
 			gids_rebuild(e, x, false);
 	}
+}
+
+void eng_dev_gids_recheck(struct eng *e)
+{
+	gids_reclaim(e, NULL);
 }
 
 void eng_dev_apply_link(struct eng *e, struct eng_dev *d,
@@ -328,6 +375,12 @@ int eng_dev_add_claims(struct eng *e, const struct pv_ipc_adm_dev_add *req,
 int eng_dev_add(struct eng *e, const struct pv_ipc_adm_dev_add *req,
 		struct eng_dev **ret_dev)
 {
+	return eng_dev_add_kept(e, req, NULL, ret_dev);
+}
+
+int eng_dev_add_kept(struct eng *e, const struct pv_ipc_adm_dev_add *req,
+		     const struct eng_dev_keep *keep, struct eng_dev **ret_dev)
+{
 	struct netns_link link;
 	struct netns_id ns;
 	int ns_fd, watch_fd, ret;
@@ -341,6 +394,10 @@ int eng_dev_add(struct eng *e, const struct pv_ipc_adm_dev_add *req,
 	ret = netns_id_of_fd(ns_fd, &ns);
 	if (ret < 0)
 		goto err_close_ns;
+	if (keep && !netns_id_equal(&ns, &keep->ns)) {
+		ret = -ESTALE;
+		goto err_close_ns;
+	}
 	/* Watch first, then read: no change can fall between the two. */
 	watch_fd = netns_watch_open(ns_fd);
 	if (watch_fd < 0)
@@ -354,8 +411,8 @@ int eng_dev_add(struct eng *e, const struct pv_ipc_adm_dev_add *req,
 		ret = ret == -ENOENT ? -ENODEV : ret;
 		goto err_close_watch;
 	}
-	ret = eng_dev_register(e, ns_fd, &ns, req->netns_path, req->name,
-			       req->pkey, &link, ret_dev);
+	ret = eng_dev_register_kept(e, ns_fd, &ns, req->netns_path,
+				    req->name, req->pkey, &link, keep, ret_dev);
 	if (ret < 0) {
 		eng_warn("dev add: %s in %s: %s", req->ifname,
 			 ns_label(req->netns_path), ret == -EEXIST ?
@@ -363,6 +420,7 @@ int eng_dev_add(struct eng *e, const struct pv_ipc_adm_dev_add *req,
 			 strerror(-ret));
 		goto err_close_watch;
 	}
+	(*ret_dev)->flags = req->flags;
 	if (watch_fd >= 0) {
 		(*ret_dev)->watch.fd = watch_fd;
 		(*ret_dev)->watch.ready = watch_ready;

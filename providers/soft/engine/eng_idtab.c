@@ -142,3 +142,19 @@ void eng_idtab_free(struct eng_idtab *t, uint32_t idx)
 	t->slot[idx] = NULL;
 	t->used--;
 }
+
+int eng_idtab_alloc_at(struct eng_idtab *t, uint32_t idx, void *obj)
+{
+	if (idx < t->min || idx > t->max)
+		return -EINVAL;
+	while (idx >= t->cap)
+		if (grow(t) < 0)
+			return -ENOMEM;
+	if (t->slot[idx])
+		return -EEXIST;
+	t->slot[idx] = obj;
+	t->used++;
+	if (t->next <= idx)
+		t->next = idx + 1;
+	return 0;
+}

@@ -35,6 +35,10 @@ void eng_idtab_init_sparse(struct eng_idtab *t, uint32_t min, uint32_t max,
 void eng_idtab_fini(struct eng_idtab *t);
 /* Stores obj (non-NULL) at a free index; returns it or -ENOMEM. */
 int64_t eng_idtab_alloc(struct eng_idtab *t, void *obj);
+/* Stores obj at exactly idx (an id kept across an engine restart):
+ * -EINVAL outside [min, max], -EEXIST if taken, -ENOMEM.  The next-fit
+ * cursor moves past idx, never back. */
+int eng_idtab_alloc_at(struct eng_idtab *t, uint32_t idx, void *obj);
 /* The object at idx, or NULL. */
 void *eng_idtab_get(const struct eng_idtab *t, uint32_t idx);
 /* Frees idx (no-op when empty). */

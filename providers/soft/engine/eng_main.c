@@ -18,6 +18,7 @@
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_loop.h"
 #include "providers/soft/engine/eng_seccomp.h"
+#include "providers/soft/engine/eng_state.h"
 
 #define ENG_NO_SECCOMP_ENV	"PODVERBS_NO_SECCOMP"
 
@@ -28,6 +29,9 @@ struct opts {
 	const char *pidfile;
 	int foreground;
 	int no_seccomp;
+	const char *state_file;		/* NULL: the default for the socket */
+	bool state_file_default;	/* not asked for: failing to use it
+					 * is a warning, not an error */
 };
 
 static void usage(FILE *out)
@@ -51,10 +55,15 @@ static void usage(FILE *out)
 "                         unshare, setns other than into a network\n"
 "                         namespace, modules, bpf, keyrings and the like\n"
 "                         fail with EPERM in every engine thread\n"
+"      --state-file PATH  keep the device set in PATH and restore it at\n"
+"                         start (\"\" for none).  Default for the engine\n"
+"                         on %s:\n"
+"                         %s; none on other sockets\n"
 "  -h, --help             this text\n"
 "\n"
 "Limits (requests beyond them fail with ENOMEM or EINVAL):\n",
-		PV_IPC_SOCKET_ENV, PV_IPC_DEFAULT_SOCKET);
+		PV_IPC_SOCKET_ENV, PV_IPC_DEFAULT_SOCKET,
+		PV_IPC_DEFAULT_SOCKET, ENG_STATE_DEFAULT_PATH);
 	eng_limits_help(out);
 }
 
@@ -77,6 +86,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "max-devices", required_argument, NULL, 'D' },
 		{ "limit", required_argument, NULL, 'L' },
 		{ "no-seccomp", no_argument, NULL, 'S' },
+		{ "state-file", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -93,6 +103,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'f': o->foreground = 1; break;
 		case 'p': o->pidfile = optarg; break;
 		case 'S': o->no_seccomp = ENG_NO_SECCOMP_BY_OPT; break;
+		case 'T': o->state_file = optarg; break;
 		case 'l':
 			lvl = eng_log_parse_level(optarg);
 			if (lvl < 0) {
@@ -114,6 +125,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
+	}
+	/* Only the node's engine has a default: engines on other sockets
+	 * (tests, several "nodes" on one machine) must not share it. */
+	if (!o->state_file && !strcmp(o->socket, PV_IPC_DEFAULT_SOCKET)) {
+		o->state_file = ENG_STATE_DEFAULT_PATH;
+		o->state_file_default = true;
+	}
+	if (o->state_file && o->state_file[0] && o->state_file[0] != '/') {
+		fprintf(stderr, "podverbsd: --state-file needs an absolute "
+			"path\n");
+		return -1;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "podverbsd: unexpected argument '%s'\n",
@@ -303,6 +325,17 @@ int main(int argc, char **argv)
 			strerror(-ret));
 		goto err_fini;
 	}
+	/* Before detaching, so a state file in use fails the start. */
+	ret = eng_state_open(&e, o.state_file);
+	if (ret < 0 && o.state_file_default) {
+		eng_warn("state file %s: %s; devices will not survive a "
+			 "restart (--state-file to choose another)",
+			 o.state_file, strerror(-ret));
+	} else if (ret < 0) {
+		eng_err("state file %s: %s", o.state_file, ret == -EBUSY ?
+			"in use by another engine" : strerror(-ret));
+		goto err_fini;
+	}
 	if (!o.foreground) {
 		ready_fd = detach();
 		if (ready_fd < 0) {
@@ -321,9 +354,13 @@ int main(int argc, char **argv)
 	ret = confine(&o);
 	if (ret < 0)
 		goto err_unlink_pidfile;
+	/* Confined, before the first client is served. */
+	eng_state_restore(&e);
 	detach_ready(ready_fd);
 	eng_info("listening on %s (pid %d)", o.socket, (int)getpid());
 	ret = eng_run(&e);
+	/* Not a deletion of the devices: the state stays for the next. */
+	eng_state_close(&e);
 	eng_fini(&e);
 	if (o.pidfile)
 		unlink(o.pidfile);
@@ -336,6 +373,7 @@ err_unlink_pidfile:
 err_fini:
 	if (ready_fd >= 0)
 		close(ready_fd);
+	eng_state_close(&e);
 	eng_fini(&e);
 	return 1;
 }

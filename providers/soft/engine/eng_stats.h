@@ -49,7 +49,13 @@
 	X(dp_spin_backoffs)		\
 	X(dp_rkey_violations)		\
 	X(dp_remote_refused)		\
-	X(qkey_privileged_denied)
+	X(qkey_privileged_denied)	\
+	X(state_saves)			\
+	X(state_save_errors)		\
+	X(state_files_rejected)		\
+	X(state_entries_restored)	\
+	X(state_entries_dropped)	\
+	X(state_entries_rejected)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,

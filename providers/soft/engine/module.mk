@@ -44,9 +44,14 @@ PODVERBSD := $(BINDIR_B)/podverbsd
 ENG_SECCOMP_OBJ := $(call objs,providers/soft/engine/eng_seccomp.c)
 ENG_SECCOMP_LIBS = $(shell $(PKG_CONFIG) --libs libseccomp 2>/dev/null || echo -lseccomp)
 
-$(PODVERBSD): $(call objs,providers/soft/engine/eng_main.c) $(ENG_SECCOMP_OBJ) $(ENG_DEPS)
+# The device state file (restoring devices after a restart), linked by
+# main() and its own unit test, so the other engine tests need no cJSON.
+ENG_STATE_OBJS := $(call objs,providers/soft/engine/eng_state.c providers/soft/engine/eng_state_json.c)
+ENG_CJSON_LIBS = $(shell $(PKG_CONFIG) --libs libcjson 2>/dev/null || echo -lcjson)
+
+$(PODVERBSD): $(call objs,providers/soft/engine/eng_main.c) $(ENG_SECCOMP_OBJ) $(ENG_STATE_OBJS) $(ENG_DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_LDFLAGS) -o $@ $^ $(NETNS_LIBS) $(ENG_SECCOMP_LIBS)
+	$(CC) $(BASE_LDFLAGS) -o $@ $^ $(NETNS_LIBS) $(ENG_SECCOMP_LIBS) $(ENG_CJSON_LIBS)
 
 ALL_TARGETS += $(PODVERBSD)
 HEADERS_CHECK += \
@@ -63,6 +68,7 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_obj.h \
 	providers/soft/engine/eng_port.h \
 	providers/soft/engine/eng_seccomp.h \
+	providers/soft/engine/eng_state.h \
 	providers/soft/engine/eng_stats.h \
 	providers/soft/engine/eng_csprng.h \
 	providers/soft/engine/eng_keytab.h \
@@ -99,3 +105,6 @@ $(eval $(call unit_test,test_eng_gid_own,tests/unit/engine/test_eng_gid_own.c,$(
 # The seccomp filter, loaded in a forked child that then tries what it
 # refuses and what the engine still needs.
 $(eval $(call unit_test,test_eng_seccomp,tests/unit/engine/test_eng_seccomp.c,$(ENG_SECCOMP_OBJ),$(ENG_SECCOMP_LIBS)))
+
+# The device state file: parsing hostile files, kept ids, save/restore.
+$(eval $(call unit_test,test_eng_state,tests/unit/engine/test_eng_state.c,$(ENG_STATE_OBJS) $(ENG_DEPS),$(NETNS_LIBS) $(ENG_CJSON_LIBS)))

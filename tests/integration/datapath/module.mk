@@ -22,7 +22,8 @@ DPT_PROGS := \
 	dpt_rkey_guess \
 	dpt_reuse \
 	dpt_qkey \
-	dpt_engine_death
+	dpt_engine_death \
+	dpt_restart
 
 # $(call dpt_prog,NAME): $(DPT_DIR)/NAME from NAME.c and the harness.
 define dpt_prog

@@ -32,7 +32,8 @@ ENGINE_SOCK = "/run/podverbs/engine.sock"
 # The host folders other parts of podverbs and Kubernetes agree on.
 HOST_CONTRACT = {
     "podverbsd": {"/run/podverbs": "/run/podverbs",
-                  "/var/run/netns": "/var/run/netns"},
+                  "/var/run/netns": "/var/run/netns",
+                  "/run/podverbs-engine": "/run/podverbs-engine"},
     "device-plugin": {"/var/lib/kubelet/device-plugins":
                       "/var/lib/kubelet/device-plugins",
                       "/var/lib/kubelet/plugins_registry":

@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The device state file's I/O (eng_state.h): the lock, the atomic write,
+ * and restoring devices at start-up.  Runs on the loop thread: a save
+ * follows only an administrator's request (root in the host namespace),
+ * never anything a pod controls, and the default folder is on tmpfs,
+ * where fsync costs nothing.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "providers/soft/engine/eng.h"
+#include "providers/soft/engine/eng_log.h"
+#include "providers/soft/engine/eng_state.h"
+#include "providers/soft/engine/eng_stats.h"
+
+struct eng_state {
+	char path[PATH_MAX];
+	char tmp[PATH_MAX];		/* PATH.tmp: ours while we hold the lock */
+	char dir[PATH_MAX];
+	int lock_fd;
+};
+
+/* mkdir -p of dir; what is made is 0700 (the state names every pod's
+ * namespace: for the engine's eyes only). */
+static int make_dirs(const char *dir)
+{
+	char buf[PATH_MAX];
+
+	snprintf(buf, sizeof(buf), "%s/", dir);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return 0;
+}
+
+static int take_lock(struct eng_state *st)
+{
+	char lock[PATH_MAX + 8];
+
+	snprintf(lock, sizeof(lock), "%s.lock", st->path);
+	st->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+			   0600);
+	if (st->lock_fd < 0)
+		return -errno;
+	if (flock(st->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		int err = errno == EWOULDBLOCK ? -EBUSY : -errno;
+
+		close(st->lock_fd);
+		st->lock_fd = -1;
+		return err;
+	}
+	return 0;
+}
+
+static void devs_changed(struct eng *e)
+{
+	eng_state_save(e);
+}
+
+int eng_state_open(struct eng *e, const char *path)
+{
+	struct eng_state *st;
+	char *slash;
+	int ret;
+
+	if (!path || !path[0])
+		return 0;
+	if (path[0] != '/')
+		return -EINVAL;
+	if (strlen(path) + sizeof(".lock") > sizeof(st->path))
+		return -ENAMETOOLONG;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	snprintf(st->path, sizeof(st->path), "%s", path);
+	snprintf(st->tmp, sizeof(st->tmp), "%s.tmp", path);
+	snprintf(st->dir, sizeof(st->dir), "%s", path);
+	slash = strrchr(st->dir, '/');
+	*(slash == st->dir ? slash + 1 : slash) = '\0';
+	ret = make_dirs(st->dir);
+	if (ret == 0)
+		ret = take_lock(st);
+	if (ret < 0) {
+		free(st);
+		return ret;
+	}
+	e->state = st;
+	e->devs_changed = devs_changed;
+	return 0;
+}
+
+void eng_state_close(struct eng *e)
+{
+	if (!e->state)
+		return;
+	if (e->state->lock_fd >= 0)
+		close(e->state->lock_fd);
+	free(e->state);
+	e->state = NULL;
+	e->devs_changed = NULL;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Temp file, fsync, rename, fsync of the folder: after a crash the path
+ * holds the old state or the new one. */
+static int write_atomic(const struct eng_state *st, const char *text)
+{
+	int fd, ret;
+
+	fd = open(st->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+		  O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	ret = fchmod(fd, 0600) < 0 ? -errno : 0;
+	if (ret == 0)
+		ret = write_all(fd, text, strlen(text));
+	if (ret == 0 && fsync(fd) < 0)
+		ret = -errno;
+	if (close(fd) < 0 && ret == 0)
+		ret = -errno;
+	if (ret == 0 && rename(st->tmp, st->path) < 0)
+		ret = -errno;
+	if (ret < 0) {
+		unlink(st->tmp);
+		return ret;
+	}
+	fd = open(st->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = fsync(fd) < 0 ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static void dev_entry(const struct eng_dev *d, struct eng_state_dev *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->id = d->id;
+	memcpy(o->name, d->name, sizeof(o->name));
+	memcpy(o->ifname, d->ifname, sizeof(o->ifname));
+	memcpy(o->netns_path, d->netns_path, sizeof(o->netns_path));
+	o->ns = d->ns;
+	o->pkey = d->pkey;
+	o->flags = d->flags;
+	o->guid = d->guid;
+	o->gid_count = d->gid_count < PV_GID_TABLE_MAX ? d->gid_count
+						       : PV_GID_TABLE_MAX;
+	for (uint32_t i = 0; i < o->gid_count; i++) {
+		memcpy(o->gid[i].gid, d->gid[i].gid, 16);
+		o->gid[i].gid_type = d->gid[i].gid_type;
+	}
+}
+
+int eng_state_save(struct eng *e)
+{
+	struct eng_state_doc *doc;
+	char *text = NULL;
+	int ret = -ENOMEM;
+
+	if (!e->state)
+		return 0;
+	doc = calloc(1, sizeof(*doc));
+	if (!doc)
+		goto out;
+	for (uint32_t i = e->devs.min; i < e->devs.cap; i++) {
+		const struct eng_dev *d = e->devs.slot[i];
+
+		if (d && doc->count < ENG_STATE_DEVS_MAX)
+			dev_entry(d, &doc->dev[doc->count++]);
+	}
+	doc->next_id = e->devs.next <= e->devs.max ? e->devs.next : 0;
+	text = eng_state_format(doc);
+	if (text)
+		ret = write_atomic(e->state, text);
+out:
+	free(text);
+	free(doc);
+	if (ret < 0) {
+		eng_stat_inc(state_save_errors);
+		eng_err("state %s: cannot write: %s (devices added since will "
+			"not survive an engine restart until a write succeeds)",
+			e->state->path, strerror(-ret));
+		return ret;
+	}
+	eng_stat_inc(state_saves);
+	return 0;
+}
+
+/*
+ * The file's text, read only if it is a regular file of ours that no one
+ * else can write and not too large; NULL with *why otherwise.  -ENOENT:
+ * there is none.
+ */
+static int read_file(const char *path, char **ret_text, size_t *ret_len,
+		     const char **why)
+{
+	struct stat sb;
+	char *buf;
+	size_t len = 0;
+	int fd, ret = -EBADMSG;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
+		  O_NOCTTY);
+	if (fd < 0) {
+		int err = errno;
+
+		*why = err == ELOOP ? "a symbolic link" : strerror(err);
+		return err == ENOENT ? -ENOENT : -EBADMSG;
+	}
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		*why = "not a regular file";
+		goto out_close;
+	}
+	if (sb.st_uid != geteuid() || (sb.st_mode & 022)) {
+		*why = "owned by another user or writable by others";
+		goto out_close;
+	}
+	buf = malloc(ENG_STATE_FILE_MAX + 1);
+	if (!buf) {
+		*why = "out of memory";
+		goto out_close;
+	}
+	/* One byte more than allowed tells a file that grew past it. */
+	while (len <= ENG_STATE_FILE_MAX) {
+		ssize_t n = read(fd, buf + len, ENG_STATE_FILE_MAX + 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len > ENG_STATE_FILE_MAX) {
+		free(buf);
+		*why = "larger than the limit";
+		goto out_close;
+	}
+	*ret_text = buf;
+	*ret_len = len;
+	ret = 0;
+out_close:
+	close(fd);
+	return ret;
+}
+
+struct restore_ctx {
+	struct eng *e;
+	const char *path;
+};
+
+static void log_reject(void *arg, long index, const char *why)
+{
+	const struct restore_ctx *rc = arg;
+
+	if (index < 0)
+		eng_warn("state %s: %s", rc->path, why);
+	else
+		eng_warn("state %s: entry %ld rejected: %s", rc->path, index,
+			 why);
+}
+
+/* The namespace at d's path is still the one the device was made in. */
+static const char *ns_check(const struct eng_state_dev *d)
+{
+	const char *p = d->netns_path[0] ? d->netns_path : "/proc/self/ns/net";
+	struct stat sb;
+
+	if (stat(p, &sb) < 0)
+		return errno == ENOENT || errno == ESRCH ? "namespace gone" :
+		       "namespace unreadable";
+	/* Never open a FIFO or a device a file names (open could block). */
+	if (!S_ISREG(sb.st_mode) || (uint64_t)sb.st_dev != d->ns.dev ||
+	    (uint64_t)sb.st_ino != d->ns.ino)
+		return "the path is another namespace now";
+	return NULL;
+}
+
+enum restored { RESTORED, DROPPED, REJECTED };
+
+static enum restored restore_one(struct eng *e, const char *path,
+				 const struct eng_state_dev *d)
+{
+	struct pv_ipc_adm_dev_add req;
+	struct eng_dev_keep keep = { .id = d->id, .guid = d->guid, .ns = d->ns };
+	const char *label = d->netns_path[0] ? d->netns_path :
+			    "the engine's namespace";
+	const char *why = ns_check(d);
+	struct eng_dev *dev;
+	int ret;
+
+	if (why) {
+		eng_info("state %s: device %s (%u) on %s in %s dropped: %s",
+			 path, d->name, d->id, d->ifname, label, why);
+		return DROPPED;
+	}
+	memset(&req, 0, sizeof(req));
+	memcpy(req.netns_path, d->netns_path, sizeof(req.netns_path));
+	memcpy(req.ifname, d->ifname, sizeof(req.ifname));
+	memcpy(req.name, d->name, sizeof(req.name));
+	req.pkey = d->pkey;
+	req.flags = d->flags;
+	ret = eng_dev_add_kept(e, &req, &keep, &dev);
+	if (ret == 0) {
+		eng_info("state %s: device %s (%u) restored on %s in %s",
+			 path, dev->name, dev->id, dev->ifname, label);
+		return RESTORED;
+	}
+	if (ret == -ENODEV || ret == -ENOENT || ret == -ESTALE) {
+		eng_info("state %s: device %s (%u) on %s in %s dropped: %s",
+			 path, d->name, d->id, d->ifname, label,
+			 ret == -ESTALE ? "the path is another namespace now" :
+			 ret == -ENODEV ? "interface gone" : "namespace gone");
+		return DROPPED;
+	}
+	eng_warn("state %s: device %s (%u) on %s in %s rejected: %s", path,
+		 d->name, d->id, d->ifname, label,
+		 ret == -EEXIST ? "name or interface taken" : strerror(-ret));
+	return REJECTED;
+}
+
+/* Sets the file aside (PATH.rejected) for a look, instead of
+ * overwriting it with the empty state. */
+static void set_aside(const struct eng_state *st)
+{
+	char aside[PATH_MAX + 16];
+
+	snprintf(aside, sizeof(aside), "%s.rejected", st->path);
+	if (rename(st->path, aside) == 0)
+		eng_warn("state %s: kept as %s", st->path, aside);
+}
+
+static void restore_doc(struct eng *e, const struct eng_state_doc *doc,
+			unsigned n[3])
+{
+	struct eng_gid_holder held[ENG_STATE_DEVS_MAX];
+
+	/* Every GID stays its old owner's until all devices are back; then
+	 * those that were left without one get another look. */
+	for (uint32_t i = 0; i < doc->count; i++)
+		held[i] = (struct eng_gid_holder){ .dev_id = doc->dev[i].id,
+			.count = doc->dev[i].gid_count, .gid = doc->dev[i].gid };
+	e->gid_reserved = held;
+	e->ngid_reserved = doc->count;
+	for (uint32_t i = 0; i < doc->count; i++)
+		n[restore_one(e, e->state->path, &doc->dev[i])]++;
+	e->gid_reserved = NULL;
+	e->ngid_reserved = 0;
+	eng_dev_gids_recheck(e);
+	/* Ids handed out before the restart stay unused a while longer. */
+	if (doc->next_id > e->devs.next && doc->next_id <= e->devs.max)
+		e->devs.next = doc->next_id;
+}
+
+int eng_state_restore(struct eng *e)
+{
+	struct eng_state_doc *doc = NULL;
+	struct restore_ctx rc = { .e = e };
+	unsigned n[3] = { 0, 0, 0 };
+	const char *why = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	int ret;
+
+	if (!e->state)
+		return 0;
+	rc.path = e->state->path;
+	ret = read_file(rc.path, &text, &len, &why);
+	if (ret == -ENOENT) {
+		eng_info("state %s: none yet, no devices to restore", rc.path);
+		goto out_save;
+	}
+	doc = malloc(sizeof(*doc));
+	if (ret == 0 && doc)
+		ret = eng_state_parse(text, len, doc, log_reject, &rc);
+	else if (ret == 0)
+		why = "out of memory";
+	if (ret < 0 || !doc) {
+		if (why)
+			eng_warn("state %s: %s", rc.path, why);
+		eng_err("state %s: rejected as a whole; starting with no "
+			"devices", rc.path);
+		eng_stat_inc(state_files_rejected);
+		set_aside(e->state);
+		goto out_save;
+	}
+	n[REJECTED] = doc->rejected;
+	restore_doc(e, doc, n);
+	eng_stat_add(state_entries_restored, n[RESTORED]);
+	eng_stat_add(state_entries_dropped, n[DROPPED]);
+	eng_stat_add(state_entries_rejected, n[REJECTED]);
+	eng_info("state %s: %u devices restored, %u dropped, %u rejected",
+		 rc.path, n[RESTORED], n[DROPPED], n[REJECTED]);
+out_save:
+	free(text);
+	free(doc);
+	eng_state_save(e);
+	return (int)n[RESTORED];
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The engine's device state file: what lets a restarted engine (a crash,
+ * an upgrade of the DaemonSet) bring back every pod's device with the
+ * same id, name, node GUID and P_Key, so applications can reopen it and
+ * the CNI plugin's DEL still finds it (by id, name, ifname and netns).
+ *
+ * Written whole after every change of the device set (ADM_DEV_ADD,
+ * ADM_DEV_DEL; anything that later changes a device's identity must call
+ * eng_state_save too): a temp file in the same folder, fsync, rename over
+ * the old one, fsync of the folder.  A crash leaves the old or the new
+ * file, never a mix.  The engine's own teardown on SIGTERM is not a
+ * deletion and writes nothing.
+ *
+ * Read once at start-up, before the first client is served.  The file is
+ * input this engine did not write: it is opened without following links,
+ * must be a regular file of the engine's uid that nobody else can write,
+ * at most ENG_STATE_FILE_MAX bytes of JSON, and every entry is checked on
+ * its own (a bad entry is rejected with a log line and a counter; the
+ * others are restored).  Entries whose namespace is gone, or is now
+ * another namespace (the (st_dev, st_ino) of the path changed: a
+ * /proc/PID/ns/net of a reused pid), or whose interface is gone, are
+ * dropped with a log line.  Then the file is rewritten with what was
+ * restored.
+ *
+ * Format (version 1):
+ *   {"version": 1, "nextId": N, "devices": [
+ *     {"id": 1, "name": "rdma0", "ifname": "eth0",
+ *      "netns": "/var/run/netns/x", "netnsDev": 4, "netnsIno": 4026532741,
+ *      "pkey": 65535, "flags": 0, "guid": "0x...",
+ *      "gids": ["00000000000000000000ffff0a4e0001", ...]}, ...]}
+ * Unknown keys are ignored (a newer engine may add some).
+ */
+#ifndef ENG_STATE_H
+#define ENG_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "netns/netns.h"
+#include "providers/soft/engine/eng_limits.h"
+#include "providers/soft/pv-soft-abi.h"
+
+struct eng;
+
+#define ENG_STATE_VERSION	1
+/* Far above what ENG_DEVICES_HARD_MAX entries take (~300 bytes each). */
+#define ENG_STATE_FILE_MAX	(256 * 1024)
+#define ENG_STATE_DEVS_MAX	ENG_DEVICES_HARD_MAX
+/* The node's engine (on PV_IPC_DEFAULT_SOCKET) keeps its state here by
+ * default: /run is cleared by a reboot, when every namespace is gone
+ * anyway, and survives the engine's container.  Not under /run/podverbs,
+ * which pods see (the device plugin mounts it). */
+#define ENG_STATE_DEFAULT_PATH	"/run/podverbs-engine/devices.json"
+
+/* One device as the file keeps it. */
+struct eng_state_dev {
+	uint32_t id;
+	char name[PV_NAME_MAX];
+	char ifname[PV_IFNAME_MAX];
+	char netns_path[PV_PATH_MAX];	/* "" = the engine's namespace */
+	struct netns_id ns;
+	uint16_t pkey;
+	uint32_t flags;
+	uint64_t guid;
+	/* The GIDs it owned: held for it while devices are restored, so a
+	 * device restored earlier that wants one too (a pod that added its
+	 * neighbour's address) cannot take it (eng_gid_own.h). */
+	uint32_t gid_count;
+	struct pv_ipc_gid_entry gid[PV_GID_TABLE_MAX];
+};
+
+struct eng_state_doc {
+	uint32_t next_id;		/* the id cursor; 0 when absent */
+	uint32_t count;
+	struct eng_state_dev dev[ENG_STATE_DEVS_MAX];
+	uint32_t rejected;		/* entries refused by the parser */
+};
+
+/* Called for each refused entry (index in the file's array, or -1 for
+ * the file as a whole) with a reason, for the caller to log. */
+typedef void (*eng_state_reject_fn)(void *arg, long index,
+				    const char *why);
+
+/*
+ * Pure (eng_state_json.c).  Parses len bytes of text (no NUL needed)
+ * into *doc: 0 with the valid entries (doc->rejected counts the others;
+ * reject() hears of each, at most ENG_STATE_REJECTS_LOGGED times plus a
+ * summary), or -EBADMSG when the text as a whole is not a state file
+ * (reject() is told why, with index -1).
+ */
+#define ENG_STATE_REJECTS_LOGGED 16
+int eng_state_parse(const char *text, size_t len, struct eng_state_doc *doc,
+		    eng_state_reject_fn reject, void *arg);
+/* The JSON text of doc (malloc'd, NUL-terminated), or NULL. */
+char *eng_state_format(const struct eng_state_doc *doc);
+
+/* eng_state.c: I/O, on the engine's loop thread. */
+
+/* Where the state lives; NULL or "" keeps none.  Takes a lock beside the
+ * file (PATH.lock) so two engines never share one: -EBUSY if another
+ * holds it.  Creates the folder (0700) when missing. */
+int eng_state_open(struct eng *e, const char *path);
+void eng_state_close(struct eng *e);
+/* Restores the devices of the file (see above) and rewrites it; a
+ * missing file is an empty state.  Never fails the engine: problems are
+ * logged and counted.  Returns the number of devices restored. */
+int eng_state_restore(struct eng *e);
+/* Writes the current device set; logs and counts a failure (the next
+ * change tries again).  0 or -errno; a no-op without a state file. */
+int eng_state_save(struct eng *e);
+
+#endif /* ENG_STATE_H */

@@ -1,0 +1,69 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# GID squatting across an engine restart.  Pod a's device is made first
+# (lower id), then pod b's; a then adds b's address to its own interface.
+# b keeps the GID (first holder wins) and a's table leaves it out.  After
+# a SIGKILL and a new engine on the same state file, which re-creates the
+# devices in id order, b must still own its GID: a restart must not hand
+# a squatter its neighbour's address.  If b's device does not come back,
+# a may have it (nobody else holds it).
+. "$PV_ROOT/tests/lib/topo.sh"
+
+topo_init
+[ -x "$PV_BUILD/bin/pvctl" ] || skip "pvctl not built"
+need_cmd /usr/bin/python3
+topo_ns a
+topo_ns b
+topo_veth a b 10.80.0.1/24 10.80.0.2/24 eth0 eth0
+STATE_FILE=$TMP/st/devices.json
+B_GID=0000:0000:0000:0000:0000:ffff:0a50:0002
+
+pvctl() {
+	"$PV_BUILD/bin/pvctl" --socket "$ENGINE_SOCK" "$@"
+}
+
+# gids_of POD: that pod's device's GID table, one line.
+gids_of() {
+	pvctl --json dev list | /usr/bin/python3 -c '
+import json, sys
+for d in json.load(sys.stdin):
+    if d["netns"] == sys.argv[1]:
+        print(" ".join(d["gids"]))' "$(topo_path "$1")"
+}
+
+has_gid() {
+	gids_of "$1" | grep -q "$B_GID"
+}
+
+kill_and_restart() {
+	kill -9 "$ENGINE_PID"
+	wait "$ENGINE_PID" 2>/dev/null
+	ENGINE_PID=
+	start_engine --state-file "$STATE_FILE"
+}
+
+start_engine --state-file "$STATE_FILE"
+pvctl dev add --netns "$(topo_path a)" --ifname eth0 --name rdma0 >/dev/null ||
+	fail "dev add a"
+pvctl dev add --netns "$(topo_path b)" --ifname eth0 --name rdma0 >/dev/null ||
+	fail "dev add b"
+topo_ip a addr add 10.80.0.2/32 dev eth0 || fail "squat b's address in a"
+wait_until 5 sh -c "'$PV_BUILD/bin/pvctl' --socket '$ENGINE_SOCK' stats | grep -q '^gid_conflicts *[1-9]'" ||
+	fail "no GID conflict counted"
+has_gid b || fail "b lost its GID to the squatter before any restart"
+has_gid a && fail "the squatter got b's GID before any restart"
+echo "ok: before the restart b owns $B_GID, a (the squatter, lower id) leaves it out"
+
+kill_and_restart
+echo "after the restart: a: $(gids_of a)"
+echo "                   b: $(gids_of b)"
+has_gid b || fail "after the restart b lost its GID"
+has_gid a && fail "after the restart the squatter a has b's GID"
+echo "ok: after a SIGKILL and a restart b still owns its GID, a does not"
+
+# b's device deleted and the engine restarted: the GID is free for a.
+pvctl dev del rdma0 --netns "$(topo_path b)" >/dev/null || fail "dev del b"
+kill_and_restart
+wait_until 5 has_gid a || fail "a did not get the freed GID: $(gids_of a)"
+echo "ok: with b's device gone, a's table has the address again"
+echo PASS
