@@ -44,7 +44,8 @@
 	X(dp_drops_pkey)		\
 	X(dp_drops_qkey)		\
 	X(dp_mr_mapped)			\
-	X(dp_mr_pvm)			\
+	X(dp_mr_refused_no_memfd)	\
+	X(dp_mr_refused_unpopulated)	\
 	X(dp_sleeps)			\
 	X(dp_spin_backoffs)
 

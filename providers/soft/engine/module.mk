@@ -89,3 +89,17 @@ $(eval $(call unit_test,test_eng_gid_own,tests/unit/engine/test_eng_gid_own.c,$(
 # The seccomp filter, loaded in a forked child that then tries what it
 # refuses and what the engine still needs.
 $(eval $(call unit_test,test_eng_seccomp,tests/unit/engine/test_eng_seccomp.c,$(ENG_SECCOMP_OBJ),$(ENG_SECCOMP_LIBS)))
+
+# Finding 2 of issue 8 played by a hostile pod (tests/integration/
+# engine_mr_attack.sh): a victim holding a secret, and the attacker.
+ENG_MEM_SECRET := $(TESTDIR_B)/bin/eng-mem-secret
+$(ENG_MEM_SECRET): $(call objs,tests/integration/engine_mem/eng_mem_secret.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_LDFLAGS) -o $@ $^
+
+ENG_MEM_ATTACK := $(TESTDIR_B)/bin/eng-mem-attack
+$(ENG_MEM_ATTACK): $(call objs,tests/integration/engine_mem/eng_mem_attack.c) $(PV_COMMON_OBJS) $(LIBDIR_B)/libibverbs.so.1
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_LDFLAGS) -o $@ $(filter %.o,$^) $(LIBDIR_B)/libibverbs.so.1
+
+ALL_TARGETS += $(ENG_MEM_SECRET) $(ENG_MEM_ATTACK)
