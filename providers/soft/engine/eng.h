@@ -21,6 +21,7 @@
 #include "providers/soft/engine/eng_handles.h"
 #include "providers/soft/engine/eng_idtab.h"
 #include "providers/soft/engine/eng_list.h"
+#include "providers/soft/engine/eng_quota.h"
 #include "providers/soft/pv-soft-abi.h"
 
 struct eng;
@@ -72,6 +73,7 @@ struct eng_dev {
 	uint32_t clients;		/* connections with a context on it */
 	struct eng_idtab qps;		/* qp_num -> struct eng_qp */
 	struct eng_idtab mrs;		/* key index -> struct eng_mr */
+	struct eng_quota quota;		/* summed over its connections */
 };
 
 struct eng_conn {
@@ -91,6 +93,7 @@ struct eng_conn {
 	struct eng_list objs;		/* struct eng_obj.link, creation order */
 	uint32_t count[ENG_OBJ_KINDS];
 	struct eng_dp_ctx *dp;		/* rings and doorbell (CTX_MAP) */
+	struct eng_quota quota;		/* its share of dev->quota */
 };
 
 struct eng {

@@ -49,6 +49,7 @@ struct eng_dp_map {
 	void *base;
 	size_t size;
 	int pending_fd;			/* not yet passed to the client, or -1 */
+	struct eng_conn *owner;		/* charged for it (eng_quota.h) */
 };
 
 struct eng_dp_ctx {

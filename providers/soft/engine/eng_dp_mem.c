@@ -197,17 +197,28 @@ int eng_dp_mr_attach(struct eng_req *r, struct eng_mr *mr)
 	}
 	if (r->in_nfds != 1)
 		return -EINVAL;
-	dm = calloc(1, sizeof(*dm));
-	if (!dm)
-		return -ENOMEM;
-	ret = mr_map(r, mr, r->in_fds[0], b->fd_offset, dm);
-	if (ret < 0) {
-		free(dm);
+	/* One engine mapping and its bytes, charged to the client's
+	 * device (eng_quota.h). */
+	ret = eng_quota_take(r->c, ENG_QUOTA_MAPS, 1);
+	if (ret < 0)
 		return ret;
-	}
+	ret = eng_quota_take(r->c, ENG_QUOTA_MR_BYTES, mr->length);
+	if (ret < 0)
+		goto err_put_map;
+	dm = calloc(1, sizeof(*dm));
+	ret = dm ? mr_map(r, mr, r->in_fds[0], b->fd_offset, dm) : -ENOMEM;
+	if (ret < 0)
+		goto err_free;
 	mr->dp = dm;
 	eng_stat_inc(dp_mr_mapped);
 	return 0;
+
+err_free:
+	free(dm);
+	eng_quota_put(r->c, ENG_QUOTA_MR_BYTES, mr->length);
+err_put_map:
+	eng_quota_put(r->c, ENG_QUOTA_MAPS, 1);
+	return ret;
 }
 
 void eng_dp_mr_detach(struct eng_mr *mr)
@@ -217,6 +228,8 @@ void eng_dp_mr_detach(struct eng_mr *mr)
 	if (!dm)
 		return;
 	munmap(dm->map, dm->map_len);
+	eng_quota_put(mr->o.conn, ENG_QUOTA_MR_BYTES, mr->length);
+	eng_quota_put(mr->o.conn, ENG_QUOTA_MAPS, 1);
 	free(dm);
 	mr->dp = NULL;
 }

@@ -148,6 +148,7 @@ void eng_objs_detach_dev(struct eng *e, struct eng_conn *c)
 			eng_idtab_free(&d->mrs,
 				eng_key_index(((struct eng_mr *)o)->lkey));
 	}
+	eng_quota_detach(c);
 	d->clients--;
 	c->dev = NULL;
 	c->dev_lost = true;

@@ -46,6 +46,9 @@
 	X(dp_mr_mapped)			\
 	X(dp_mr_refused_no_memfd)	\
 	X(dp_mr_refused_unpopulated)	\
+	X(quota_fds_hit)		\
+	X(quota_maps_hit)		\
+	X(quota_mr_bytes_hit)		\
 	X(dp_sleeps)			\
 	X(dp_spin_backoffs)
 
