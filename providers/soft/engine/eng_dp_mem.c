@@ -131,14 +131,16 @@ static bool seal_shrink(int fd)
 	return seals >= 0 && (seals & F_SEAL_SHRINK);
 }
 
-/* The memfd's pages for [off, off + len) all exist: none is a hole the
+/* The memfd's pages for [start, end) all exist: none is a hole the
  * engine's first touch would allocate (and charge to the engine's cgroup
- * rather than the pod's).  The provider populates what it shares. */
-static bool range_populated(int fd, uint64_t off, uint64_t len)
+ * rather than the pod's).  The provider populates what it shares.  end
+ * is the MR's last byte + 1, not the rounded span: a file whose size is
+ * not a page multiple ends in an implicit hole. */
+static bool range_populated(int fd, uint64_t start, uint64_t end)
 {
-	off_t hole = lseek(fd, (off_t)off, SEEK_HOLE);
+	off_t hole = lseek(fd, (off_t)start, SEEK_HOLE);
 
-	return hole >= 0 && (uint64_t)hole >= off + len;
+	return hole >= 0 && (uint64_t)hole >= end;
 }
 
 static int mr_map(const struct eng_req *r, struct eng_mr *mr, int fd,
@@ -163,7 +165,7 @@ static int mr_map(const struct eng_req *r, struct eng_mr *mr, int fd,
 		return -EOPNOTSUPP;
 	}
 	span = (span + page - 1) & ~(page - 1);
-	if (!range_populated(fd, off, span)) {
+	if (!range_populated(fd, off, fd_offset + mr->length)) {
 		eng_dbg("client %u: MR backing has unpopulated pages: "
 			"refused", r->c->id);
 		eng_stat_inc(dp_mr_refused_unpopulated);

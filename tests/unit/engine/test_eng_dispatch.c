@@ -401,6 +401,7 @@ static void test_eng_objects__mr_needs_populated_sealed_memfd(void **state)
 				    .addr = 0x10000, .length = 8192 };
 	uint64_t no_memfd = eng_stats[ENG_STAT_dp_mr_refused_no_memfd];
 	uint64_t holes = eng_stats[ENG_STAT_dp_mr_refused_unpopulated];
+	char buf[5000];
 	int fd;
 
 	open_ctx(f);
@@ -421,6 +422,15 @@ static void test_eng_objects__mr_needs_populated_sealed_memfd(void **state)
 	assert_int_equal(eng_stats[ENG_STAT_dp_mr_refused_unpopulated],
 			 holes + 2);
 	assert_int_equal(pwrite(fd, "y", 1, 4096), 1);
+	assert_int_equal(mr_reg(f, &mr, fd), 0);
+	close(fd);
+	/* A size that is no page multiple ends in an implicit hole past
+	 * the MR's last byte: not one of its pages. */
+	fd = memfd_create("test-mr", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	assert_true(fd >= 0);
+	memset(buf, 'z', sizeof(buf));
+	assert_int_equal(pwrite(fd, buf, sizeof(buf), 0), 5000);
+	mr.length = 5000;
 	assert_int_equal(mr_reg(f, &mr, fd), 0);
 	close(fd);
 }
