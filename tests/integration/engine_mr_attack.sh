@@ -11,7 +11,9 @@
 #             secret read from a root-only file;
 # pod B then RDMA READs and WRITEs through the MR.  Neither may reach the
 # victim: the engine refuses an MR without a memfd (and counts it), and
-# never calls process_vm_* (its seccomp filter refuses them).
+# never calls process_vm_* (its seccomp filter refuses them).  Our own
+# library, told not to move pages (PODVERBS_MR_SHARE=0), must fail
+# ibv_reg_mr visibly rather than fall back.
 . "$PV_ROOT/tests/lib/topo.sh"
 
 ATTACK="$PV_BUILD/tests/bin/eng-mem-attack"
@@ -43,6 +45,24 @@ if [ "$1" = inner ]; then
 		esac
 	done
 	[ -z "$_bad" ] || fail "the MR reached the victim in:$_bad"
+	# Our library never falls back: what it cannot share fails
+	# ibv_reg_mr with EOPNOTSUPP, and PODVERBS_DEBUG says why.
+	echo "== ibv_reg_mr with PODVERBS_MR_SHARE=0"
+	if command -v ibv_rc_pingpong >/dev/null 2>&1; then
+		ip netns exec "$(topo_name a)" env \
+			LD_LIBRARY_PATH="$PV_BUILD/lib" \
+			PODVERBS_ENGINE="$ENGINE_SOCK" PODVERBS_MR_SHARE=0 \
+			PODVERBS_DEBUG=1 timeout 10 ibv_rc_pingpong -d rdma0 \
+			-g 0 >"$TMP/pp.out" 2>&1
+		_rc=$?
+		cat "$TMP/pp.out"
+		[ $_rc != 0 ] && [ $_rc != 124 ] &&
+			grep -q 'ibv_reg_mr.*EOPNOTSUPP: PODVERBS_MR_SHARE=0' \
+				"$TMP/pp.out" ||
+			fail "ibv_reg_mr did not fail visibly (rc $_rc)"
+	else
+		echo "ibv_rc_pingpong not installed: library check not run"
+	fi
 	_n=$("$CTL" stats | awk '$1 == "dp_mr_refused_no_memfd" { print $2 }')
 	echo "dp_mr_refused_no_memfd: ${_n:-absent}"
 	[ "${_n:-0}" -ge 2 ] || fail "refusals not counted"
