@@ -25,6 +25,10 @@ bool eng_quota_fits(uint64_t dev_used, uint64_t all, uint64_t n,
 {
 	uint64_t usable = tot > res ? tot - res : 0;
 
+	/* However the limit is set, one device never gets more than half
+	 * of what is shared: the others are never locked out. */
+	if (dev_limit > usable / 2)
+		dev_limit = usable / 2;
 	if (n > dev_limit || dev_used > dev_limit - n)
 		return false;
 	return n <= usable && all <= usable - n;

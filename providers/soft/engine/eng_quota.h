@@ -8,9 +8,10 @@
  * be refused at its own limit while other pods carry on.
  *
  * Each device may use at most its limit (eng_limits.h: max_dev_fds,
- * max_dev_maps, max_dev_mr_mb); all devices together may use the engine's
- * total less a reserve, so that no pod ever takes the last fd or mapping
- * (the engine needs some for connections, devices and admin).  Totals
+ * max_dev_maps, max_dev_mr_mb), and never more than half of what is
+ * shared; all devices together may use the engine's total less a
+ * reserve, so that no pod ever takes the last fd or mapping (the engine
+ * needs some for connections, devices and admin).  Totals
  * come from RLIMIT_NOFILE and vm.max_map_count, read on first use (after
  * the engine raised its fd limit); the reserve is a quarter of the fds
  * (at least 256) and an eighth of the mappings (at least 1024).

@@ -39,8 +39,18 @@ static void test_eng_quota__no_wrap_around(void **state)
 				    UINT64_MAX, 0));
 	assert_false(eng_quota_fits(1, 0, UINT64_MAX, UINT64_MAX,
 				    UINT64_MAX, 0));
-	assert_true(eng_quota_fits(0, 0, UINT64_MAX, UINT64_MAX,
+	assert_true(eng_quota_fits(0, 0, UINT64_MAX / 2, UINT64_MAX,
 				   UINT64_MAX, 0));
+}
+
+/* A limit set above half of what is shared is cut to half: one pod can
+ * never lock the others out, however the engine was configured. */
+static void test_eng_quota__half_of_shared_at_most(void **state)
+{
+	assert_true(eng_quota_fits(449, 449, 1, 1000, 1000, 100));
+	assert_false(eng_quota_fits(450, 450, 1, 1000, 1000, 100));
+	/* while another device still gets its half */
+	assert_true(eng_quota_fits(0, 450, 450, 1000, 1000, 100));
 }
 
 int main(void)
@@ -49,6 +59,7 @@ int main(void)
 		cmocka_unit_test(test_eng_quota__device_limit),
 		cmocka_unit_test(test_eng_quota__engine_reserve),
 		cmocka_unit_test(test_eng_quota__no_wrap_around),
+		cmocka_unit_test(test_eng_quota__half_of_shared_at_most),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
