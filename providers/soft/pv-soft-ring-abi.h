@@ -157,14 +157,16 @@ struct pv_cqe {
 };
 _Static_assert(sizeof(struct pv_cqe) == 64, "pv_cqe size");
 
-/* How a registered region reaches the engine: MR_REG may carry one fd (a
+/* How a registered region reaches the engine: MR_REG carries one fd, a
  * memfd backing the region's pages, mapped by the engine; the region
- * starts at byte fd_offset of it).  Without an fd the engine moves bytes
- * with process_vm_readv/writev on the registering process.
+ * starts at byte fd_offset of it.  An MR_REG without one (has_fd 0) fails
+ * with EOPNOTSUPP: the engine never reaches a client's memory by pid.
  * The engine seals the memfd with F_SEAL_SHRINK before mapping it (a
  * client shrinking it would fault the engine), so create it with
- * MFD_ALLOW_SEALING; a memfd the engine cannot seal is not mapped and the
- * MR falls back to process_vm (correct, slower). */
+ * MFD_ALLOW_SEALING; a file the engine cannot seal fails with EOPNOTSUPP.
+ * Every page of the range must have been written (SEEK_HOLE finds no
+ * hole in it; fallocated pages still count as holes), so that they are
+ * charged to the client's memory cgroup; otherwise EFAULT. */
 struct pv_ipc_mr_backing {
 	uint64_t fd_offset;
 	uint32_t has_fd;

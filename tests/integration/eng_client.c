@@ -18,9 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "common/pv_ipc.h"
+#include "providers/soft/pv-soft-ring-abi.h"
 
 static int sock = -1;
 static uint32_t seq;
@@ -69,9 +71,30 @@ static uint32_t make(uint16_t op, const void *req, uint32_t len,
 	return *(uint32_t *)resp;
 }
 
+/* MR_REG over a populated, sealable memfd: the engine takes no other. */
+static void reg_mr(uint32_t pd)
+{
+	static const char page[4096];
+	struct {
+		struct pv_ipc_mr_reg reg;
+		struct pv_ipc_mr_backing backing;
+	} req = { .reg = { .pd_handle = pd, .access = 1, .length = 4096,
+			   .addr = (uintptr_t)resp },
+		  .backing = { .has_fd = 1 } };
+	int fd = memfd_create("eng-client-mr", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	int ret;
+
+	if (fd < 0 || pwrite(fd, page, sizeof(page), 0) != sizeof(page))
+		die("memfd", -errno);
+	ret = pv_ipc_call_fds(sock, &seq, PV_OP_MR_REG, &req, sizeof(req),
+			      &fd, 1, resp, sizeof(resp), NULL, NULL, NULL);
+	close(fd);
+	if (ret < 0)
+		die("MR_REG", ret);
+}
+
 static void create_objects(void)
 {
-	struct pv_ipc_mr_reg mr = { .access = 1, .length = 4096 };
 	struct pv_ipc_cq_create cq = { .cqe = 64 };
 	struct pv_ipc_srq srq = { .max_wr = 16, .max_sge = 1 };
 	struct pv_ipc_ah_create ah = { .attr = { .port_num = 1,
@@ -84,10 +107,9 @@ static void create_objects(void)
 	uint32_t pd;
 	int ch = -1;
 
-	mr.addr = (uintptr_t)resp;
 	pd = make(PV_OP_PD_ALLOC, NULL, 0, "PD_ALLOC");
-	mr.pd_handle = srq.pd_handle = ah.pd_handle = qp.pd_handle = pd;
-	make(PV_OP_MR_REG, &mr, sizeof(mr), "MR_REG");
+	srq.pd_handle = ah.pd_handle = qp.pd_handle = pd;
+	reg_mr(pd);
 	if (call(PV_OP_CHANNEL_CREATE, NULL, 0, &ch) < 0)
 		die("CHANNEL_CREATE", -EIO);
 	cq.channel_handle = *(uint32_t *)resp;

@@ -87,7 +87,7 @@ if command -v ib_write_bw >/dev/null 2>&1; then
 	wait "$SRV" 2>/dev/null
 	wait_until 5 sh -c "[ -z \"\$('$CTL' obj list | tail -n +2)\" ]" ||
 		{ objs; fail "objects left"; }
-	"$CTL" stats | grep -E '^dp_(wqes|bytes|mr_mapped|mr_pvm|sleeps)'
+	"$CTL" stats | grep -E '^dp_(wqes|bytes|mr_mapped|mr_refused_no_memfd|sleeps)'
 else
 	echo "ib_write_bw not installed: kill check skipped"
 fi

@@ -23,6 +23,7 @@
 #include "providers/soft/engine/eng_list.h"
 #include "providers/soft/engine/eng_mrkey.h"
 #include "providers/soft/engine/eng_rguard.h"
+#include "providers/soft/engine/eng_quota.h"
 #include "providers/soft/pv-soft-abi.h"
 
 struct eng;
@@ -80,6 +81,7 @@ struct eng_dev {
 	struct eng_idtab qps;		/* qp_num -> struct eng_qp */
 	struct eng_mrkeys mrs;		/* lkey/rkey -> struct eng_mr */
 	struct eng_rguard rguard;	/* remote access errors */
+	struct eng_quota quota;		/* summed over its connections */
 };
 
 struct eng_conn {
@@ -99,6 +101,7 @@ struct eng_conn {
 	struct eng_list objs;		/* struct eng_obj.link, creation order */
 	uint32_t count[ENG_OBJ_KINDS];
 	struct eng_dp_ctx *dp;		/* rings and doorbell (CTX_MAP) */
+	struct eng_quota quota;		/* its share of dev->quota */
 };
 
 struct eng {

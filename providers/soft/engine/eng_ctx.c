@@ -176,8 +176,10 @@ static void channel_release(struct eng *e, struct eng_obj *o)
 {
 	struct eng_channel *ch = (struct eng_channel *)o;
 
-	if (ch->fd >= 0)
+	if (ch->fd >= 0) {
 		close(ch->fd);
+		eng_quota_put(o->conn, ENG_QUOTA_FDS, 1);
+	}
 }
 
 int eng_op_channel_create(struct eng_req *r)
@@ -191,7 +193,13 @@ int eng_op_channel_create(struct eng_req *r)
 	if (!ch)
 		return ret;
 	ch->fd = -1;
-	ret = make_push_socket(r, &ch->fd);
+	/* The engine's end is an fd held for the device (eng_quota.h). */
+	ret = eng_quota_take(r->c, ENG_QUOTA_FDS, 1);
+	if (ret == 0) {
+		ret = make_push_socket(r, &ch->fd);
+		if (ret < 0)
+			eng_quota_put(r->c, ENG_QUOTA_FDS, 1);
+	}
 	if (ret < 0) {
 		eng_obj_destroy(r->e, &ch->o);
 		return ret;

@@ -10,7 +10,7 @@
  *   eng_dp_check.c  byte-exact range and access checks, atomics (pure)
  *   eng_dp_grh.c    the 40-byte GRH of UD receives (pure)
  *   eng_dp_timer.c  RNR and transport timer values (pure)
- *   eng_dp_mem.c    MR lookup, memfd mapping, process_vm fallback, copies
+ *   eng_dp_mem.c    MR lookup, memfd mapping, copies
  *   eng_dp_req.c    requester: one SQ WQE at a time
  *   eng_dp_resp.c   responder: receives, writes, reads, atomics
  *   eng_dp_comp.c   CQEs, arming and events, overflow
@@ -49,6 +49,7 @@ struct eng_dp_map {
 	void *base;
 	size_t size;
 	int pending_fd;			/* not yet passed to the client, or -1 */
+	struct eng_conn *owner;		/* charged for it (eng_quota.h) */
 };
 
 struct eng_dp_ctx {
@@ -90,9 +91,7 @@ struct eng_dp_qp {
 struct eng_dp_mr {
 	void *map;			/* engine mapping of the memfd, or NULL */
 	size_t map_len;
-	uint8_t *base;			/* byte of iova in the engine, or NULL:
-					 * process_vm_readv/writev */
-	pid_t pid;			/* the registering process */
+	uint8_t *base;			/* byte of iova in the engine */
 };
 
 struct eng_dp_sched {
@@ -163,11 +162,9 @@ uint64_t eng_dp_ack_timeout_ns(uint8_t timeout);
 uint64_t eng_dp_now_ns(void);
 
 /* ---- eng_dp_mem.c ---- */
-/* A checked piece of memory: mapped (ptr) or in a process (pid, va). */
+/* A checked piece of memory mapped in the engine. */
 struct eng_seg {
 	uint8_t *ptr;
-	pid_t pid;
-	uint64_t va;
 	uint32_t len;
 };
 
@@ -178,13 +175,13 @@ struct eng_mr *eng_dp_mr_find(struct eng_dev *d, uint32_t key,
 void eng_dp_mr_seg(const struct eng_mr *mr, uint64_t va, uint32_t len,
 		   struct eng_seg *out);
 /* Copies len bytes from the src list to the dst list (both already
- * checked to hold len bytes).  0 or -errno (peer memory gone). */
+ * checked to hold len bytes).  0, or -EOVERFLOW on a caller bug. */
 int eng_dp_copy(const struct eng_seg *dst, uint32_t ndst,
 		const struct eng_seg *src, uint32_t nsrc, uint32_t len);
 /* 8-byte atomic on a segment; returns 0 and *orig or -errno. */
 int eng_dp_atomic(const struct eng_seg *s, uint32_t wr_opcode,
 		  uint64_t compare_add, uint64_t swap, uint64_t *orig);
-/* MR_REG hook: maps the backing memfd when one came. */
+/* MR_REG hook: maps the backing memfd; -EOPNOTSUPP without one. */
 int eng_dp_mr_attach(struct eng_req *r, struct eng_mr *mr);
 void eng_dp_mr_detach(struct eng_mr *mr);
 

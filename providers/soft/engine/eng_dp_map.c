@@ -5,6 +5,10 @@
  * cannot truncate it under the engine's mapping) and passes it to the
  * client once with the reply.  A CQ resize makes a new ring that the
  * next CQ_MAP passes.
+ *
+ * Each ring is one engine mapping, and its memfd one engine fd until it
+ * is passed, charged to the client's device (eng_quota.h); so is a
+ * context's doorbell.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,16 +29,42 @@ static size_t page_round(size_t n)
 	return (n + PAGE_BYTES - 1) & ~(size_t)(PAGE_BYTES - 1);
 }
 
-/* A sealed, mapped memfd of size bytes (zeroed). */
-static int map_create(const char *name, size_t size, struct eng_dp_map *m)
+/* Charges c one mapping and one fd: a new ring not yet passed. */
+static int map_charge(struct eng_conn *c)
+{
+	int ret = eng_quota_take(c, ENG_QUOTA_MAPS, 1);
+
+	if (ret < 0)
+		return ret;
+	ret = eng_quota_take(c, ENG_QUOTA_FDS, 1);
+	if (ret < 0)
+		eng_quota_put(c, ENG_QUOTA_MAPS, 1);
+	return ret;
+}
+
+static void map_uncharge(struct eng_conn *c)
+{
+	eng_quota_put(c, ENG_QUOTA_MAPS, 1);
+	eng_quota_put(c, ENG_QUOTA_FDS, 1);
+}
+
+/* A sealed, mapped memfd of size bytes (zeroed), charged to c. */
+static int map_create(struct eng_conn *c, const char *name, size_t size,
+		      struct eng_dp_map *m)
 {
 	int fd, err;
 	void *p;
 
+	err = map_charge(c);
+	if (err < 0)
+		return err;
 	size = page_round(size);
 	fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		err = -errno;
+		map_uncharge(c);
+		return err;
+	}
 	if (ftruncate(fd, (off_t)size) < 0 ||
 	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
 	    < 0)
@@ -45,20 +75,26 @@ static int map_create(const char *name, size_t size, struct eng_dp_map *m)
 	m->base = p;
 	m->size = size;
 	m->pending_fd = fd;
+	m->owner = c;
 	return 0;
 
 err_close_fd:
 	err = -errno;
 	close(fd);
+	map_uncharge(c);
 	return err;
 }
 
 void eng_dp_map_release(struct eng_dp_map *m)
 {
-	if (m->base)
+	if (m->base) {
 		munmap(m->base, m->size);
-	if (m->pending_fd >= 0)
+		eng_quota_put(m->owner, ENG_QUOTA_MAPS, 1);
+	}
+	if (m->pending_fd >= 0) {
 		close(m->pending_fd);
+		eng_quota_put(m->owner, ENG_QUOTA_FDS, 1);
+	}
 	m->base = NULL;
 	m->pending_fd = -1;
 }
@@ -78,6 +114,7 @@ static int map_reply(struct eng_req *r, struct eng_dp_map *m,
 	r->out_len = sizeof(*out);
 	r->fds[r->nfds++] = m->pending_fd;	/* closed after the reply */
 	m->pending_fd = -1;
+	eng_quota_put(m->owner, ENG_QUOTA_FDS, 1);
 	return 0;
 }
 
@@ -105,17 +142,20 @@ int eng_op_ctx_map(struct eng_req *r)
 	x = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
-	ret = map_create("podverbs-ctx", PAGE_BYTES, &m);
+	ret = map_create(r->c, "podverbs-ctx", PAGE_BYTES, &m);
 	if (ret < 0)
 		goto err_free;
 	x->page = m.base;
 	x->page->magic = PV_RING_MAGIC;
 	x->page->version = PV_RING_VERSION;
+	ret = eng_quota_take(r->c, ENG_QUOTA_FDS, 1);	/* the doorbell */
+	if (ret < 0)
+		goto err_unmap;
 	x->db.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	x->db.ready = doorbell_ready;
 	if (x->db.fd < 0) {
 		ret = -errno;
-		goto err_unmap;
+		goto err_put_db;
 	}
 	dup_fd = fcntl(x->db.fd, F_DUPFD_CLOEXEC, 0);
 	ret = dup_fd < 0 ? -errno : eng_poll_add(r->e, &x->db);
@@ -134,6 +174,8 @@ err_close_db:
 	if (dup_fd >= 0)
 		close(dup_fd);
 	close(x->db.fd);
+err_put_db:
+	eng_quota_put(r->c, ENG_QUOTA_FDS, 1);
 err_unmap:
 	eng_dp_map_release(&m);
 err_free:
@@ -150,12 +192,15 @@ void eng_dp_ctx_free(struct eng *e, struct eng_conn *c)
 	eng_poll_del(e, &x->db);
 	close(x->db.fd);
 	munmap(x->page, PAGE_BYTES);
+	eng_quota_put(c, ENG_QUOTA_FDS, 1);
+	eng_quota_put(c, ENG_QUOTA_MAPS, 1);
 	eng_list_del(&x->link);
 	free(x);
 	c->dp = NULL;
 }
 
-static int qp_rings(struct eng_qp *qp, struct eng_dp_qp *dq, uint32_t *rq_off)
+static int qp_rings(struct eng_qp *qp, struct eng_dp_qp *dq,
+		    uint32_t *rq_off)
 {
 	uint32_t sn, se, rn = 0, re = 0;
 	size_t sq_bytes, total;
@@ -169,7 +214,7 @@ static int qp_rings(struct eng_qp *qp, struct eng_dp_qp *dq, uint32_t *rq_off)
 			       qp->init.cap.max_recv_sge, &rn, &re);
 		total += eng_dp_ring_bytes(rn, re);
 	}
-	ret = map_create("podverbs-qp", total, &dq->map);
+	ret = map_create(qp->o.conn, "podverbs-qp", total, &dq->map);
 	if (ret < 0)
 		return ret;
 	eng_dp_ring_init(&dq->sq, dq->map.base, sn, se);
@@ -224,16 +269,20 @@ void eng_dp_qp_free(struct eng *e, struct eng_qp *qp)
 	qp->dp = NULL;
 }
 
-static struct eng_dp_cq *cq_ring_new(uint32_t cqe)
+static struct eng_dp_cq *cq_ring_new(struct eng_cq *cq, uint32_t cqe,
+				     int *err)
 {
 	struct eng_dp_cq *dc = calloc(1, sizeof(*dc));
 	uint32_t n = eng_dp_cq_entries(cqe);
 
+	*err = -ENOMEM;
 	if (!dc)
 		return NULL;
 	dc->map.pending_fd = -1;
-	if (map_create("podverbs-cq", eng_dp_ring_bytes(n,
-			sizeof(struct pv_cqe)), &dc->map) < 0) {
+	*err = map_create(cq->o.conn, "podverbs-cq",
+			  eng_dp_ring_bytes(n, sizeof(struct pv_cqe)),
+			  &dc->map);
+	if (*err < 0) {
 		free(dc);
 		return NULL;
 	}
@@ -245,13 +294,14 @@ int eng_op_cq_map(struct eng_req *r)
 {
 	const struct pv_ipc_handle *in = r->in;
 	struct eng_cq *cq = eng_obj_get(r->c, in->handle, PV_OBJ_CQ);
+	int ret;
 
 	if (!cq)
 		return -EINVAL;
 	if (!cq->dp) {
-		cq->dp = cq_ring_new(cq->cqe);
+		cq->dp = cq_ring_new(cq, cq->cqe, &ret);
 		if (!cq->dp)
-			return -ENOMEM;
+			return ret;
 	}
 	return map_reply(r, &cq->dp->map, 0, 0);
 }
@@ -269,6 +319,7 @@ int eng_dp_cq_resize(struct eng_cq *cq, uint32_t cqe)
 {
 	struct eng_dp_cq *old = cq->dp, *nw;
 	uint32_t cons, pending;
+	int ret;
 
 	if (!old)
 		return 0;
@@ -278,9 +329,9 @@ int eng_dp_cq_resize(struct eng_cq *cq, uint32_t cqe)
 		pending = 0;	/* a lying consumer loses its CQEs */
 	if (pending > cqe)
 		return -EINVAL;	/* ibv_resize_cq(3): can't hold them */
-	nw = cq_ring_new(cqe);
+	nw = cq_ring_new(cq, cqe, &ret);
 	if (!nw)
-		return -ENOMEM;
+		return ret;
 	/* Unpolled CQEs move over in order; the client maps the new ring
 	 * (CQ_MAP) before it polls again. */
 	for (uint32_t i = 0; i < pending; i++) {
@@ -298,17 +349,19 @@ int eng_dp_cq_resize(struct eng_cq *cq, uint32_t cqe)
 	return 0;
 }
 
-static struct eng_dp_srq *srq_ring_new(const struct eng_srq *srq)
+static struct eng_dp_srq *srq_ring_new(const struct eng_srq *srq, int *err)
 {
 	struct eng_dp_srq *ds = calloc(1, sizeof(*ds));
 	uint32_t n, esz;
 
+	*err = -ENOMEM;
 	if (!ds)
 		return NULL;
 	ds->map.pending_fd = -1;
 	eng_dp_rq_geom(srq->max_wr, srq->max_sge, &n, &esz);
-	if (map_create("podverbs-srq", eng_dp_ring_bytes(n, esz),
-		       &ds->map) < 0) {
+	*err = map_create(srq->o.conn, "podverbs-srq",
+			  eng_dp_ring_bytes(n, esz), &ds->map);
+	if (*err < 0) {
 		free(ds);
 		return NULL;
 	}
@@ -320,13 +373,14 @@ int eng_op_srq_map(struct eng_req *r)
 {
 	const struct pv_ipc_handle *in = r->in;
 	struct eng_srq *srq = eng_obj_get(r->c, in->handle, PV_OBJ_SRQ);
+	int ret;
 
 	if (!srq)
 		return -EINVAL;
 	if (!srq->dp) {
-		srq->dp = srq_ring_new(srq);
+		srq->dp = srq_ring_new(srq, &ret);
 		if (!srq->dp)
-			return -ENOMEM;
+			return ret;
 	}
 	return map_reply(r, &srq->dp->map, 0, 0);
 }

@@ -1,18 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * How the engine reaches application memory.  An MR registered with a
- * memfd backing (the provider moved the pages onto a memfd) is mapped
- * into the engine once, at registration, and accessed with plain loads
- * and stores; any other MR is reached with process_vm_readv/writev on
- * the registering process.  Every access is first checked byte-exact
- * against the MR (eng_dp_check.c); nothing of one client is ever mapped
- * into another.
+ * How the engine reaches application memory: only through the memfd
+ * that MR_REG passes (the provider moved the pages onto it), mapped into
+ * the engine once, at registration, and accessed with plain loads and
+ * stores.  Every access is first checked byte-exact against the MR
+ * (eng_dp_check.c); nothing of one client is ever mapped into another.
+ *
+ * An MR without a memfd is refused (EOPNOTSUPP).  Reaching memory by
+ * pid (process_vm_readv/writev with the engine's root and
+ * CAP_SYS_PTRACE) named a pid, not a process: after the registering
+ * process exited and its pid was reused, or after it exec'd a setuid
+ * program, the MR reached memory its client could never touch (issue 8,
+ * finding 2); and a fault on a client's file mapping (FUSE, NFS,
+ * userfaultfd) would have blocked the engine's only thread.  A memfd's
+ * pages belong to the memfd, whatever happens to the process.
  *
  * A client could shrink a memfd under the engine's mapping, which would
  * fault the engine (SIGBUS).  So the engine seals the memfd against
- * shrinking (F_SEAL_SHRINK) before mapping it; a memfd that cannot be
- * sealed (created without MFD_ALLOW_SEALING) is not mapped, and the MR
- * falls back to process_vm.
+ * shrinking (F_SEAL_SHRINK) before mapping it; a file that cannot be
+ * sealed (not a memfd, or one created without MFD_ALLOW_SEALING) is
+ * refused.  So is a range with holes: the engine's first write would
+ * allocate those pages in the engine's memory cgroup, not the pod's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +28,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "providers/soft/engine/eng_dp.h"
@@ -30,7 +37,6 @@
 #include "providers/soft/engine/eng_stats.h"
 
 #define WR_ATOMIC_CMP_AND_SWP	5
-#define BOUNCE_BYTES		(64 * 1024)
 
 struct eng_mr *eng_dp_mr_find(struct eng_dev *d, uint32_t key,
 			      const struct eng_pd *pd, uint64_t va,
@@ -51,68 +57,8 @@ struct eng_mr *eng_dp_mr_find(struct eng_dev *d, uint32_t key,
 void eng_dp_mr_seg(const struct eng_mr *mr, uint64_t va, uint32_t len,
 		   struct eng_seg *out)
 {
-	uint64_t off = va - mr->iova;
-
 	out->len = len;
-	if (mr->dp && mr->dp->base) {
-		out->ptr = mr->dp->base + off;
-		out->pid = 0;
-		out->va = 0;
-	} else {
-		out->ptr = NULL;
-		out->pid = mr->o.conn->ident.pid;
-		out->va = mr->addr + off;
-	}
-}
-
-/* process_vm_* may move fewer bytes than asked; loop until done. */
-static int pvm(pid_t pid, uint8_t *local, uint64_t remote, size_t n,
-	       bool write)
-{
-	while (n) {
-		struct iovec l = { .iov_base = local, .iov_len = n };
-		struct iovec r = { .iov_base = (void *)(uintptr_t)remote,
-				   .iov_len = n };
-		ssize_t got = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
-				    : process_vm_readv(pid, &l, 1, &r, 1, 0);
-
-		if (got <= 0)
-			return got < 0 ? -errno : -EFAULT;
-		local += got;
-		remote += (uint64_t)got;
-		n -= (size_t)got;
-	}
-	return 0;
-}
-
-static int copy_chunk(const struct eng_seg *d, uint32_t doff,
-		      const struct eng_seg *s, uint32_t soff, uint32_t n)
-{
-	static uint8_t bounce[BOUNCE_BYTES];
-	int ret;
-
-	if (d->ptr && s->ptr) {
-		/* Source and destination may be the same MR (loopback). */
-		memmove(d->ptr + doff, s->ptr + soff, n);
-		return 0;
-	}
-	if (d->ptr)
-		return pvm(s->pid, d->ptr + doff, s->va + soff, n, false);
-	if (s->ptr)
-		return pvm(d->pid, s->ptr + soff, d->va + doff, n, true);
-	while (n) {
-		uint32_t k = n < BOUNCE_BYTES ? n : BOUNCE_BYTES;
-
-		ret = pvm(s->pid, bounce, s->va + soff, k, false);
-		if (ret == 0)
-			ret = pvm(d->pid, bounce, d->va + doff, k, true);
-		if (ret < 0)
-			return ret;
-		soff += k;
-		doff += k;
-		n -= k;
-	}
-	return 0;
+	out->ptr = mr->dp->base + (va - mr->iova);
 }
 
 int eng_dp_copy(const struct eng_seg *dst, uint32_t ndst,
@@ -122,7 +68,6 @@ int eng_dp_copy(const struct eng_seg *dst, uint32_t ndst,
 
 	while (len) {
 		uint32_t n;
-		int ret;
 
 		while (di < ndst && doff == dst[di].len) {
 			di++;
@@ -139,9 +84,8 @@ int eng_dp_copy(const struct eng_seg *dst, uint32_t ndst,
 			n = src[si].len - soff;
 		if (len < n)
 			n = len;
-		ret = copy_chunk(&dst[di], doff, &src[si], soff, n);
-		if (ret < 0)
-			return ret;
+		/* Source and destination may be the same MR (loopback). */
+		memmove(dst[di].ptr + doff, src[si].ptr + soff, n);
 		doff += n;
 		soff += n;
 		len -= n;
@@ -153,9 +97,8 @@ int eng_dp_atomic(const struct eng_seg *s, uint32_t wr_opcode,
 		  uint64_t compare_add, uint64_t swap, uint64_t *orig)
 {
 	uint64_t v;
-	int ret;
 
-	if (s->ptr && ((uintptr_t)s->ptr & 7) == 0) {
+	if (((uintptr_t)s->ptr & 7) == 0) {
 		uint64_t *p = (uint64_t *)(void *)s->ptr;
 
 		if (wr_opcode == WR_ATOMIC_CMP_AND_SWP) {
@@ -172,17 +115,10 @@ int eng_dp_atomic(const struct eng_seg *s, uint32_t wr_opcode,
 	}
 	/* Atomic with respect to the device only (one engine thread), as
 	 * IBV_ATOMIC_HCA promises. */
-	if (s->ptr) {
-		memcpy(&v, s->ptr, 8);
-		*orig = eng_dp_atomic_apply(wr_opcode, &v, compare_add, swap);
-		memcpy(s->ptr, &v, 8);
-		return 0;
-	}
-	ret = pvm(s->pid, (uint8_t *)&v, s->va, 8, false);
-	if (ret < 0)
-		return ret;
+	memcpy(&v, s->ptr, 8);
 	*orig = eng_dp_atomic_apply(wr_opcode, &v, compare_add, swap);
-	return pvm(s->pid, (uint8_t *)&v, s->va, 8, true);
+	memcpy(s->ptr, &v, 8);
+	return 0;
 }
 
 /* Seals fd against shrinking; true if it is (now) sealed. */
@@ -196,8 +132,20 @@ static bool seal_shrink(int fd)
 	return seals >= 0 && (seals & F_SEAL_SHRINK);
 }
 
-static int mr_map(struct eng_mr *mr, int fd, uint64_t fd_offset,
-		  struct eng_dp_mr *dm)
+/* The memfd's pages for [start, end) all exist: none is a hole the
+ * engine's first touch would allocate (and charge to the engine's cgroup
+ * rather than the pod's).  The provider populates what it shares.  end
+ * is the MR's last byte + 1, not the rounded span: a file whose size is
+ * not a page multiple ends in an implicit hole. */
+static bool range_populated(int fd, uint64_t start, uint64_t end)
+{
+	off_t hole = lseek(fd, (off_t)start, SEEK_HOLE);
+
+	return hole >= 0 && (uint64_t)hole >= end;
+}
+
+static int mr_map(const struct eng_req *r, struct eng_mr *mr, int fd,
+		  uint64_t fd_offset, struct eng_dp_mr *dm)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t off = fd_offset & ~(page - 1);
@@ -212,11 +160,18 @@ static int mr_map(struct eng_mr *mr, int fd, uint64_t fd_offset,
 	    (uint64_t)st.st_size < fd_offset + mr->length)
 		return -EINVAL;
 	if (!seal_shrink(fd)) {
-		eng_dbg("MR backing memfd cannot be sealed: using "
-			"process_vm for it");
-		return 0;
+		eng_dbg("client %u: MR backing is not a sealable memfd: "
+			"refused", r->c->id);
+		eng_stat_inc(dp_mr_refused_no_memfd);
+		return -EOPNOTSUPP;
 	}
 	span = (span + page - 1) & ~(page - 1);
+	if (!range_populated(fd, off, fd_offset + mr->length)) {
+		eng_dbg("client %u: MR backing has unpopulated pages: "
+			"refused", r->c->id);
+		eng_stat_inc(dp_mr_refused_unpopulated);
+		return -EFAULT;
+	}
 	if (mr->access & ENG_ACCESS_LOCAL_WRITE)
 		prot |= PROT_WRITE;
 	p = mmap(NULL, span, prot, MAP_SHARED, fd, (off_t)off);
@@ -230,35 +185,43 @@ static int mr_map(struct eng_mr *mr, int fd, uint64_t fd_offset,
 
 int eng_dp_mr_attach(struct eng_req *r, struct eng_mr *mr)
 {
-	const struct pv_ipc_mr_backing *b;
+	const struct pv_ipc_mr_backing *b = NULL;
 	struct eng_dp_mr *dm;
 	int ret;
 
-	dm = calloc(1, sizeof(*dm));
-	if (!dm)
-		return -ENOMEM;
-	dm->pid = r->c->ident.pid;
-	mr->dp = dm;
-	if (r->in_len < sizeof(struct pv_ipc_mr_reg) + sizeof(*b)) {
-		eng_stat_inc(dp_mr_pvm);
-		return 0;
-	}
-	b = (const void *)((const uint8_t *)r->in +
-			   sizeof(struct pv_ipc_mr_reg));
-	if (!b->has_fd) {
-		eng_stat_inc(dp_mr_pvm);
-		return 0;
+	if (r->in_len >= sizeof(struct pv_ipc_mr_reg) + sizeof(*b))
+		b = (const void *)((const uint8_t *)r->in +
+				   sizeof(struct pv_ipc_mr_reg));
+	if (!b || !b->has_fd) {
+		eng_dbg("client %u: MR without a memfd refused (the engine "
+			"reaches client memory only through one)", r->c->id);
+		eng_stat_inc(dp_mr_refused_no_memfd);
+		return -EOPNOTSUPP;
 	}
 	if (r->in_nfds != 1)
 		return -EINVAL;
-	ret = mr_map(mr, r->in_fds[0], b->fd_offset, dm);
+	/* One engine mapping and its bytes, charged to the client's
+	 * device (eng_quota.h). */
+	ret = eng_quota_take(r->c, ENG_QUOTA_MAPS, 1);
 	if (ret < 0)
 		return ret;
-	if (dm->base)
-		eng_stat_inc(dp_mr_mapped);
-	else
-		eng_stat_inc(dp_mr_pvm);
+	ret = eng_quota_take(r->c, ENG_QUOTA_MR_BYTES, mr->length);
+	if (ret < 0)
+		goto err_put_map;
+	dm = calloc(1, sizeof(*dm));
+	ret = dm ? mr_map(r, mr, r->in_fds[0], b->fd_offset, dm) : -ENOMEM;
+	if (ret < 0)
+		goto err_free;
+	mr->dp = dm;
+	eng_stat_inc(dp_mr_mapped);
 	return 0;
+
+err_free:
+	free(dm);
+	eng_quota_put(r->c, ENG_QUOTA_MR_BYTES, mr->length);
+err_put_map:
+	eng_quota_put(r->c, ENG_QUOTA_MAPS, 1);
+	return ret;
 }
 
 void eng_dp_mr_detach(struct eng_mr *mr)
@@ -267,8 +230,9 @@ void eng_dp_mr_detach(struct eng_mr *mr)
 
 	if (!dm)
 		return;
-	if (dm->map)
-		munmap(dm->map, dm->map_len);
+	munmap(dm->map, dm->map_len);
+	eng_quota_put(mr->o.conn, ENG_QUOTA_MR_BYTES, mr->length);
+	eng_quota_put(mr->o.conn, ENG_QUOTA_MAPS, 1);
 	free(dm);
 	mr->dp = NULL;
 }

@@ -40,6 +40,13 @@
 	X(max_rd_atom, 16, 1, 255,					\
 	  "outstanding RDMA reads/atomics per QP")			\
 	X(max_mr_size_mb, 4096, 1, 1048576, "MiB per MR")		\
+	X(max_dev_fds, 1024, 8, 1048576,				\
+	  "fds the engine holds for one device's clients (channels, "	\
+	  "doorbells, rings not yet passed)")				\
+	X(max_dev_maps, 8192, 8, 1048576,				\
+	  "engine mappings for one device's clients (MRs, rings)")	\
+	X(max_dev_mr_mb, 16384, 1, 16777216,				\
+	  "MiB registered by one device's clients (a memlock)")	\
 	X(max_msgs_per_wakeup, 64, 1, 4096,				\
 	  "requests served from one client before others get a turn") \
 	X(dp_spin_us, 30, 0, 1000000,					\

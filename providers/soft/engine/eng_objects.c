@@ -147,6 +147,7 @@ void eng_objs_detach_dev(struct eng *e, struct eng_conn *c)
 		else if (o->kind == PV_OBJ_MR)
 			eng_mrkeys_release(&d->mrs, (struct eng_mr *)o);
 	}
+	eng_quota_detach(c);
 	d->clients--;
 	c->dev = NULL;
 	c->dev_lost = true;

@@ -15,8 +15,10 @@
 static const char *const eng_denied[] = {
 	/* running other programs; the engine never execs */
 	"execve", "execveat",
-	/* tracing others (process_vm_* stays: the data path needs it) */
-	"ptrace", "pidfd_getfd", "kcmp",
+	/* tracing others; client memory is reached only through the memfds
+	 * the engine maps (eng_dp_mem.c), never through a pid */
+	"ptrace", "pidfd_getfd", "kcmp", "process_vm_readv",
+	"process_vm_writev",
 	/* mounts and the new mount API; escaping the mount namespace */
 	"mount", "umount", "umount2", "pivot_root", "chroot", "move_mount",
 	"open_tree", "fsopen", "fsconfig", "fsmount", "fspick",

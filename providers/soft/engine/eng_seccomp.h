@@ -5,14 +5,15 @@
  *
  * A deny-list, not an allow-list: the engine is the node's RDMA NIC and
  * must keep working; its system calls come from glibc, libnl and the
- * kernel's choices (epoll, SCM_RIGHTS, memfd seals, process_vm_*, setns
- * in short-lived threads, netlink, timers, ...) and vary with their
+ * kernel's choices (epoll, SCM_RIGHTS, memfd seals, setns in
+ * short-lived threads, netlink, timers, ...) and vary with their
  * versions, so an allow-list that misses one rare path (an error branch,
  * a glibc fallback) would take every pod's RDMA down.  Instead it refuses
  * what a compromised engine would want and the engine never needs:
- * running programs, tracing, mounts, new namespaces, modules, kexec, bpf,
- * keyrings, the clock, swap, raw I/O ports, handles that escape mount
- * namespaces, io_uring.  setns() is allowed for network namespaces only.
+ * running programs, tracing (process_vm_* included: client memory is
+ * reached only through memfds), mounts, new namespaces, modules, kexec,
+ * bpf, keyrings, the clock, swap, raw I/O ports, handles that escape
+ * mount namespaces, io_uring.  setns() is allowed for network namespaces only.
  * Refused calls fail with EPERM (never a kill: bad input must not crash
  * the daemon); the filter covers every thread (TSYNC) and sets
  * no_new_privs.  `podverbsd --no-seccomp` or PODVERBS_NO_SECCOMP=1 skips

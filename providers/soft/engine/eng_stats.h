@@ -44,7 +44,11 @@
 	X(dp_drops_pkey)		\
 	X(dp_drops_qkey)		\
 	X(dp_mr_mapped)			\
-	X(dp_mr_pvm)			\
+	X(dp_mr_refused_no_memfd)	\
+	X(dp_mr_refused_unpopulated)	\
+	X(quota_fds_hit)		\
+	X(quota_maps_hit)		\
+	X(quota_mr_bytes_hit)		\
 	X(dp_sleeps)			\
 	X(dp_spin_backoffs)		\
 	X(dp_rkey_violations)		\

@@ -27,6 +27,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_objects.c \
 	providers/soft/engine/eng_port.c \
 	providers/soft/engine/eng_qp.c \
+	providers/soft/engine/eng_quota.c \
 	providers/soft/engine/eng_server.c \
 	providers/soft/engine/eng_stats.c \
 	providers/soft/engine/eng_csprng.c \
@@ -67,6 +68,7 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_loop.h \
 	providers/soft/engine/eng_obj.h \
 	providers/soft/engine/eng_port.h \
+	providers/soft/engine/eng_quota.h \
 	providers/soft/engine/eng_seccomp.h \
 	providers/soft/engine/eng_state.h \
 	providers/soft/engine/eng_stats.h \
@@ -108,3 +110,29 @@ $(eval $(call unit_test,test_eng_seccomp,tests/unit/engine/test_eng_seccomp.c,$(
 
 # The device state file: parsing hostile files, kept ids, save/restore.
 $(eval $(call unit_test,test_eng_state,tests/unit/engine/test_eng_state.c,$(ENG_STATE_OBJS) $(ENG_DEPS),$(NETNS_LIBS) $(ENG_CJSON_LIBS)))
+
+# Finding 2 of issue 8 played by a hostile pod (tests/integration/
+# engine_mr_attack.sh): a victim holding a secret, and the attacker.
+ENG_MEM_SECRET := $(TESTDIR_B)/bin/eng-mem-secret
+$(ENG_MEM_SECRET): $(call objs,tests/integration/engine_mem/eng_mem_secret.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_LDFLAGS) -o $@ $^
+
+ENG_MEM_ATTACK := $(TESTDIR_B)/bin/eng-mem-attack
+$(ENG_MEM_ATTACK): $(call objs,tests/integration/engine_mem/eng_mem_attack.c) $(PV_COMMON_OBJS) $(LIBDIR_B)/libibverbs.so.1
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_LDFLAGS) -o $@ $(filter %.o,$^) $(LIBDIR_B)/libibverbs.so.1
+
+ALL_TARGETS += $(ENG_MEM_SECRET) $(ENG_MEM_ATTACK)
+
+# Finding 6 of issue 8 (the memory share) played by a hostile pod
+# (tests/integration/engine_mr_quota.sh).
+ENG_MEM_QUOTA := $(TESTDIR_B)/bin/eng-mem-quota
+$(ENG_MEM_QUOTA): $(call objs,tests/integration/engine_mem/eng_mem_quota.c) $(PV_COMMON_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_LDFLAGS) -o $@ $^
+
+ALL_TARGETS += $(ENG_MEM_QUOTA)
+
+# Per-device shares (the pure check; eng_quota.o needs the engine core).
+$(eval $(call unit_test,test_eng_quota,tests/unit/engine/test_eng_quota.c,$(ENG_DEPS),$(NETNS_LIBS)))

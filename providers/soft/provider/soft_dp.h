@@ -146,7 +146,7 @@ struct soft_vma {
 int soft_vma_parse(const char *line, struct soft_vma *v);
 
 enum soft_span_kind {
-	SOFT_SPAN_FALLBACK = 0,		/* no fd: process_vm_readv/writev */
+	SOFT_SPAN_FALLBACK = 0,		/* no fd: cannot be registered */
 	SOFT_SPAN_CONVERT,		/* anonymous private rw: to a memfd */
 	SOFT_SPAN_SHARED,		/* already on one of our memfds */
 };

@@ -7,8 +7,8 @@
  * the one kind whose contents we can copy and whose addresses we can take
  * over without changing what the application sees.  File mappings keep
  * their file semantics, the stack grows, hugetlb pages and special
- * mappings ([vdso], [vvar]) are not ours to replace; they all fall back to
- * the engine copying with process_vm_readv/writev.
+ * mappings ([vdso], [vvar]) are not ours to replace; none of them can be
+ * registered (the engine reaches memory only through a memfd).
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -20,7 +20,21 @@
  * span already on one of our memfds reuses it (the mapping is re-checked
  * in /proc/self/maps every time, so a span the app unmapped meanwhile is
  * never trusted); an entry no MR uses whose mapping is gone is closed.
- * PODVERBS_MR_SHARE=0 turns conversion off (every MR falls back).
+ *
+ * The engine reaches memory only through a memfd (issue 8, finding 2:
+ * reaching it by pid followed the pid, not the process), so a region we
+ * cannot share -- a file mapping, the stack, hugetlb or special mappings,
+ * read-only memory, a span partly converted already, an on-demand MR --
+ * cannot be registered: ibv_reg_mr fails with EOPNOTSUPP, and
+ * PODVERBS_DEBUG=1 prints which kind it was.  PODVERBS_MR_SHARE=0 tells
+ * the provider never to move an application's pages: only regions
+ * already on one of our memfds register (for applications that must keep
+ * their private mappings; every other ibv_reg_mr fails, visibly).
+ *
+ * The engine also refuses a range with holes (its first write would
+ * allocate those pages in the engine's memory cgroup, not the pod's): a
+ * conversion writes every page, and a span converted earlier is
+ * populated again (MADV_POPULATE_WRITE) in case the app punched it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -190,26 +204,47 @@ void soft_mr_share_get(void *addr, size_t length, unsigned int access,
 	out->fd = -1;
 	out->fd_offset = 0;
 	out->ref = NULL;
-	if (!length || (access & IBV_ACCESS_ON_DEMAND) || !share_enabled() ||
-	    a + length < a)
+	out->why = "empty or wrapping region";
+	if (!length || a + length < a)
+		return;
+	out->why = "on-demand paging is not supported";
+	if (access & IBV_ACCESS_ON_DEMAND)
 		return;
 	start = a & ~(pg - 1);
 	end = (a + length + pg - 1) & ~(pg - 1);
 	pthread_mutex_lock(&reg_lock);
+	out->why = "cannot read /proc/self/maps";
 	if (read_maps(start, end, &v, &n) < 0)
 		goto out_unlock;
 	switch (soft_span_classify(v, n, start, end, &ino, &off)) {
 	case SOFT_SPAN_CONVERT:
+		out->why = "PODVERBS_MR_SHARE=0: anonymous memory is not "
+			   "moved onto a memfd";
+		if (!share_enabled())
+			break;
+		out->why = "moving the pages onto a memfd failed";
 		e = convert(start, end - start);
 		off = 0;
 		break;
 	case SOFT_SPAN_SHARED:
-		e = reg_find(ino);	/* someone else's memfd: fall back */
+		out->why = "shared memory not created by this library";
+		e = reg_find(ino);
+		/* A span the app punched (MADV_REMOVE) gets its pages back,
+		 * charged to the app; EINVAL: a kernel before 5.14. */
+		if (e && madvise((void *)start, end - start,
+				 MADV_POPULATE_WRITE) < 0 && errno != EINVAL) {
+			out->why = "cannot populate the shared pages";
+			e = NULL;
+		}
 		break;
 	default:
+		out->why = "not private anonymous read-write memory (a file "
+			   "mapping, the stack, hugetlb, read-only, or partly "
+			   "registered already)";
 		break;
 	}
 	if (e) {
+		out->why = NULL;
 		e->refs++;
 		out->fd = e->fd;
 		out->fd_offset = off + (a - start);

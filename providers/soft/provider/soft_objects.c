@@ -2,6 +2,8 @@
 /* PDs, MRs, CQs, SRQs and AHs over the engine IPC. */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "providers/soft/provider/soft_provider.h"
@@ -66,11 +68,19 @@ int soft_reg_mr(struct pv_context *ctx, struct pv_pd *pd, struct pv_mr *mr,
 	_Static_assert(sizeof(req) == sizeof(req.reg) + sizeof(req.backing),
 		       "MR_REG request packing");
 	soft_mr_share_get(mr->ibv.addr, mr->ibv.length, access, &share);
-	req.backing.has_fd = share.fd >= 0;
+	if (share.fd < 0) {
+		/* The engine reaches memory only through a memfd; without
+		 * one the region cannot be registered (no silent fallback). */
+		if (getenv("PODVERBS_DEBUG"))
+			fprintf(stderr, "podverbs: ibv_reg_mr(%p, %zu): "
+				"EOPNOTSUPP: %s\n", mr->ibv.addr,
+				mr->ibv.length, share.why);
+		return -EOPNOTSUPP;
+	}
+	req.backing.has_fd = 1;
 	req.backing.fd_offset = share.fd_offset;
 	ret = soft_call_fds(CONN(ctx), PV_OP_MR_REG, &req, sizeof(req),
-			    &share.fd, share.fd >= 0 ? 1 : 0, &resp,
-			    sizeof(resp));
+			    &share.fd, 1, &resp, sizeof(resp));
 	if (ret < 0) {
 		soft_mr_share_put(share.ref);
 		return ret;

@@ -208,13 +208,16 @@ void soft_cq_ex_install(struct pv_cq *cq);
 int soft_qp_ex_check_ops(enum ibv_qp_type t, uint64_t send_ops_flags);
 void soft_qp_ex_install(struct pv_qp *qp);
 
-/* soft_mr_share.c: which fd (if any) carries a new MR's pages (design
- * §4).  ref (NULL when fd is -1) is released by soft_mr_share_put when
- * the MR is deregistered; fd stays owned by the registry. */
+/* soft_mr_share.c: which fd carries a new MR's pages (design §4); the
+ * engine reaches memory only through one.  fd is -1 when the region
+ * cannot be shared, and why says what the region is.  ref (NULL when fd
+ * is -1) is released by soft_mr_share_put when the MR is deregistered;
+ * fd stays owned by the registry. */
 struct soft_mr_share {
 	int fd;
 	uint64_t fd_offset;
 	void *ref;
+	const char *why;
 };
 void soft_mr_share_get(void *addr, size_t length, unsigned int access,
 		       struct soft_mr_share *out);

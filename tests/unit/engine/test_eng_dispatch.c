@@ -13,11 +13,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "common/pv_ipc.h"
+#include "providers/soft/pv-soft-ring-abi.h"
 #include "providers/soft/engine/eng.h"
 #include "providers/soft/engine/eng_ibv.h"
 #include "providers/soft/engine/eng_limits.h"
@@ -130,6 +132,36 @@ static int call(struct fx *f, uint16_t op, const void *req, uint32_t len)
 	assert_int_equal(hdr_of(f)->seq, 77);
 	assert_int_equal(hdr_of(f)->op, op);
 	return hdr_of(f)->status;
+}
+
+/* MR_REG of mr with its backing: fd (a memfd) or none (fd < 0). */
+static int mr_reg(struct fx *f, const struct pv_ipc_mr_reg *mr, int fd)
+{
+	struct {
+		struct pv_ipc_mr_reg reg;
+		struct pv_ipc_mr_backing backing;
+	} req = { .reg = *mr, .backing = { .has_fd = fd >= 0 } };
+
+	f->nfds = 0;
+	assert_int_equal(pv_ipc_send(f->cli, PV_OP_MR_REG, 78, 0, &req,
+				     sizeof(req), &fd, fd >= 0 ? 1 : 0), 0);
+	eng_conn_serve(&f->e, f->conn, 1);
+	assert_true(pv_ipc_recv(f->cli, f->buf, sizeof(f->buf), f->fds,
+				&f->nfds) >= 0);
+	assert_int_equal(hdr_of(f)->seq, 78);
+	return hdr_of(f)->status;
+}
+
+/* A memfd of len bytes, every page written (populated) or none. */
+static int memfd_of(size_t len, bool populate, unsigned int flags)
+{
+	int fd = memfd_create("test-mr", MFD_CLOEXEC | flags);
+
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)len), 0);
+	for (size_t off = 0; populate && off < len; off += 4096)
+		assert_int_equal(pwrite(fd, "", 1, (off_t)off), 1);
+	return fd;
 }
 
 static uint32_t create(struct fx *f, uint16_t op, const void *req,
@@ -324,25 +356,28 @@ static void test_eng_objects__context_and_objects(void **state)
 	struct pv_ipc_cq_create cq = { .cqe = 16 };
 	struct pv_ipc_mr_reg_resp *mresp;
 	uint32_t pd, cqh, lkey1;
+	int fd;
 
 	assert_int_equal(call(f, PV_OP_PD_ALLOC, NULL, 0), -EINVAL); /* no ctx */
 	open_ctx(f);
 	pd = create(f, PV_OP_PD_ALLOC, NULL, 0);
 	assert_true(pd != 0);
 	mr.pd_handle = pd;
-	assert_int_equal(call(f, PV_OP_MR_REG, &mr, sizeof(mr)), 0);
+	fd = memfd_of(4096, true, MFD_ALLOW_SEALING);
+	assert_int_equal(mr_reg(f, &mr, fd), 0);
 	mresp = payload_of(f);
 	assert_true(mresp->lkey != 0 && mresp->rkey != 0 &&
 		    mresp->lkey != mresp->rkey);
 	lkey1 = mresp->lkey;
-	assert_int_equal(call(f, PV_OP_MR_REG, &mr, sizeof(mr)), 0);
+	assert_int_equal(mr_reg(f, &mr, fd), 0);
 	assert_true(mresp->lkey != lkey1);
 	/* Remote write without local write is invalid (ibv_reg_mr(3)). */
 	mr.access = ENG_ACCESS_REMOTE_WRITE;
-	assert_int_equal(call(f, PV_OP_MR_REG, &mr, sizeof(mr)), -EINVAL);
+	assert_int_equal(mr_reg(f, &mr, fd), -EINVAL);
 	mr.access = 0;
 	mr.length = 0;
-	assert_int_equal(call(f, PV_OP_MR_REG, &mr, sizeof(mr)), -EINVAL);
+	assert_int_equal(mr_reg(f, &mr, fd), -EINVAL);
+	close(fd);
 	cqh = create(f, PV_OP_CQ_CREATE, &cq, sizeof(cq));
 	assert_true(cqh != 0 && cqh != pd);
 	assert_int_equal(((struct pv_ipc_cq_resp *)payload_of(f))->cqe, 16);
@@ -355,6 +390,50 @@ static void test_eng_objects__context_and_objects(void **state)
 	h.handle = pd;
 	assert_int_equal(call(f, PV_OP_PD_DEALLOC, &h, sizeof(h)), -EBUSY);
 	assert_int_equal(eng_stats[ENG_STAT_objects_live], 4);
+}
+
+/* Issue 8, findings 2 and 6: memory reached by pid (no memfd), a file
+ * the engine cannot seal, and a memfd with holes (the engine's touch
+ * would be charged to the engine) are all refused, and counted. */
+static void test_eng_objects__mr_needs_populated_sealed_memfd(void **state)
+{
+	struct fx *f = *state;
+	struct pv_ipc_mr_reg mr = { .access = ENG_ACCESS_LOCAL_WRITE,
+				    .addr = 0x10000, .length = 8192 };
+	uint64_t no_memfd = eng_stats[ENG_STAT_dp_mr_refused_no_memfd];
+	uint64_t holes = eng_stats[ENG_STAT_dp_mr_refused_unpopulated];
+	char buf[5000];
+	int fd;
+
+	open_ctx(f);
+	mr.pd_handle = create(f, PV_OP_PD_ALLOC, NULL, 0);
+	assert_int_equal(mr_reg(f, &mr, -1), -EOPNOTSUPP);
+	assert_int_equal(call(f, PV_OP_MR_REG, &mr, sizeof(mr)), -EOPNOTSUPP);
+	assert_int_equal(eng_stats[ENG_STAT_dp_mr_refused_no_memfd],
+			 no_memfd + 2);
+	fd = memfd_of(8192, true, 0);			/* unsealable */
+	assert_int_equal(mr_reg(f, &mr, fd), -EOPNOTSUPP);
+	close(fd);
+	assert_int_equal(eng_stats[ENG_STAT_dp_mr_refused_no_memfd],
+			 no_memfd + 3);
+	fd = memfd_of(8192, false, MFD_ALLOW_SEALING);	/* untouched */
+	assert_int_equal(mr_reg(f, &mr, fd), -EFAULT);
+	assert_int_equal(pwrite(fd, "x", 1, 0), 1);	/* one page of two */
+	assert_int_equal(mr_reg(f, &mr, fd), -EFAULT);
+	assert_int_equal(eng_stats[ENG_STAT_dp_mr_refused_unpopulated],
+			 holes + 2);
+	assert_int_equal(pwrite(fd, "y", 1, 4096), 1);
+	assert_int_equal(mr_reg(f, &mr, fd), 0);
+	close(fd);
+	/* A size that is no page multiple ends in an implicit hole past
+	 * the MR's last byte: not one of its pages. */
+	fd = memfd_create("test-mr", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	assert_true(fd >= 0);
+	memset(buf, 'z', sizeof(buf));
+	assert_int_equal(pwrite(fd, buf, sizeof(buf), 0), 5000);
+	mr.length = 5000;
+	assert_int_equal(mr_reg(f, &mr, fd), 0);
+	close(fd);
 }
 
 static uint32_t make_qp(struct fx *f, uint32_t *ret_pd, uint32_t *ret_cq,
@@ -646,6 +725,7 @@ int main(void)
 		T(test_eng_device__names_unique_per_namespace),
 		T(test_eng_device__gid_owned_by_one_device),
 		T(test_eng_objects__context_and_objects),
+		T(test_eng_objects__mr_needs_populated_sealed_memfd),
 		T(test_eng_qp__create_modify_query_destroy),
 		T(test_eng_qp__foreign_handles_rejected),
 		T(test_eng_objects__limit_hit_is_enomem),

@@ -166,9 +166,12 @@ static void test_soft_maps__stack_and_disabled_fall_back(void **s)
 
 	soft_mr_share_get(local, sizeof(local), 0, &m);
 	assert_int_equal(m.fd, -1);
+	/* No fallback any more: the caller fails and says why. */
+	assert_non_null(strstr(m.why, "stack"));
 	setenv("PODVERBS_MR_SHARE", "0", 1);
 	soft_mr_share_get(h, 1 << 20, 0, &m);
 	assert_int_equal(m.fd, -1);
+	assert_non_null(strstr(m.why, "PODVERBS_MR_SHARE=0"));
 	unsetenv("PODVERBS_MR_SHARE");
 	free(h);
 }
