@@ -14,6 +14,7 @@
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
+#include "providers/soft/engine/eng_reaper.h"
 #include "providers/soft/engine/eng_stats.h"
 
 int eng_op_hello(struct eng_req *r)
@@ -176,8 +177,7 @@ static void channel_release(struct eng *e, struct eng_obj *o)
 {
 	struct eng_channel *ch = (struct eng_channel *)o;
 
-	if (ch->fd >= 0)
-		close(ch->fd);
+	eng_fd_dispose(ch->fd);
 }
 
 int eng_op_channel_create(struct eng_req *r)

@@ -17,6 +17,7 @@
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_loop.h"
+#include "providers/soft/engine/eng_reaper.h"
 #include "providers/soft/engine/eng_seccomp.h"
 
 #define ENG_NO_SECCOMP_ENV	"PODVERBS_NO_SECCOMP"
@@ -318,6 +319,13 @@ int main(int argc, char **argv)
 	}
 	if (o.pidfile && (ret = write_pidfile(o.pidfile)) < 0)
 		eng_warn("pidfile %s: %s", o.pidfile, strerror(-ret));
+	/* After detaching (fork keeps only this thread), before seccomp. */
+	ret = eng_reaper_start();
+	if (ret < 0) {
+		eng_err("fd reaper: %s", strerror(-ret));
+		goto err_unlink_pidfile;
+	}
+	pv_ipc_set_fd_dropper(eng_fd_dispose);
 	ret = confine(&o);
 	if (ret < 0)
 		goto err_unlink_pidfile;
@@ -325,6 +333,7 @@ int main(int argc, char **argv)
 	eng_info("listening on %s (pid %d)", o.socket, (int)getpid());
 	ret = eng_run(&e);
 	eng_fini(&e);
+	eng_reaper_stop();
 	if (o.pidfile)
 		unlink(o.pidfile);
 	eng_info("stopped");
@@ -337,5 +346,6 @@ err_fini:
 	if (ready_fd >= 0)
 		close(ready_fd);
 	eng_fini(&e);
+	eng_reaper_stop();
 	return 1;
 }

@@ -17,9 +17,11 @@
 
 #include "common/pv_ipc.h"
 #include "providers/soft/engine/eng_dp.h"
+#include "providers/soft/engine/eng_fdcheck.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
+#include "providers/soft/engine/eng_reaper.h"
 #include "providers/soft/engine/eng_stats.h"
 
 enum need {
@@ -195,8 +197,7 @@ static void shed_connection(struct eng *e, int lfd)
 		return;
 	close(e->spare_fd);
 	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	if (fd >= 0)
-		close(fd);
+	eng_fd_dispose(fd);
 	e->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	eng_warn("out of file descriptors: connection refused");
 }
@@ -241,12 +242,12 @@ struct eng_conn *eng_conn_add(struct eng *e, int fd,
 		eng_stat_inc(limit_hits);
 		eng_warn("client pid %d rejected: %u clients (max_clients)",
 			 (int)id->pid, e->nconns);
-		close(fd);
+		eng_fd_dispose(fd);
 		return NULL;
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
-		close(fd);
+		eng_fd_dispose(fd);
 		return NULL;
 	}
 	c->poll.fd = fd;
@@ -259,7 +260,7 @@ struct eng_conn *eng_conn_add(struct eng *e, int fd,
 	eng_htab_init(&c->handles);
 	eng_list_init(&c->objs);
 	if (eng_poll_add(e, &c->poll) < 0) {
-		close(fd);
+		eng_fd_dispose(fd);
 		free(c);
 		return NULL;
 	}
@@ -279,11 +280,12 @@ void eng_conn_close(struct eng *e, struct eng_conn *c)
 	eng_dp_ctx_free(e, c);
 	if (c->dev)
 		c->dev->clients--;
-	if (c->ev_fd >= 0)
-		close(c->ev_fd);
+	eng_fd_dispose(c->ev_fd);
 	eng_htab_fini(&c->handles);
 	eng_poll_del(e, &c->poll);
-	close(c->poll.fd);
+	/* Its receive queue may still hold a client's fds in flight, whose
+	 * release could block: off the loop. */
+	eng_fd_dispose(c->poll.fd);
 	c->poll.fd = -1;
 	eng_list_del(&c->link);
 	e->nconns--;
@@ -317,6 +319,29 @@ static int check_access(struct eng_req *r, enum need need)
 	return -EINVAL;
 }
 
+/* The request's fds: no more than the op takes, each of its kind. */
+static int check_fds(struct eng_req *r)
+{
+	enum pv_ipc_fd_kind kind;
+	int max = pv_ipc_req_fds(r->op, &kind);
+
+	if (r->in_nfds > max) {
+		eng_stat_inc(msgs_fds_refused);
+		eng_dbg("client %u: %s with %d fds (takes %d)", r->c->id,
+			pv_ipc_op_name(r->op), r->in_nfds, max);
+		return -EBADF;
+	}
+	for (int i = 0; i < r->in_nfds; i++) {
+		if (eng_fd_check(r->in_fds[i], kind) < 0) {
+			eng_stat_inc(msgs_fds_refused);
+			eng_dbg("client %u: %s: fd of the wrong type",
+				r->c->id, pv_ipc_op_name(r->op));
+			return -EBADF;
+		}
+	}
+	return 0;
+}
+
 /* Checks and runs one well-framed request; returns its status. */
 static int dispatch(struct eng_req *r)
 {
@@ -334,6 +359,9 @@ static int dispatch(struct eng_req *r)
 			pv_ipc_op_name(r->op), r->in_len);
 		return -EINVAL;
 	}
+	ret = check_fds(r);
+	if (ret < 0)
+		return ret;
 	ret = check_access(r, handlers[r->op].need);
 	if (ret < 0)
 		return ret;
@@ -391,10 +419,10 @@ static int serve_one(struct eng *e, struct eng_conn *c, char *buf)
 	status = dispatch(&r);
 	if (status < 0)
 		r.out_len = 0;
-	/* Request fds no handler took (MR_REG's memfd is only mapped). */
+	/* Request fds no handler took (MR_REG's memfd is only mapped):
+	 * a client's file, whose last close could block. */
 	for (int i = 0; i < r.in_nfds; i++)
-		if (r.in_fds[i] >= 0)
-			close(r.in_fds[i]);
+		eng_fd_dispose(r.in_fds[i]);
 	eng_reply(c, r.op, hdr->seq, status, r.out, r.out_len, r.fds, r.nfds);
 	/* The client now holds its copies (or the reply was lost). */
 	for (int i = 0; i < r.nfds; i++)

@@ -46,7 +46,14 @@
 	X(dp_mr_mapped)			\
 	X(dp_mr_pvm)			\
 	X(dp_sleeps)			\
-	X(dp_spin_backoffs)
+	X(dp_spin_backoffs)		\
+	X(fds_reaped)			\
+	X(msgs_fds_refused)		\
+	X(admin_denied)			\
+	X(hello_ns_proven)		\
+	X(hello_ns_refused)		\
+	X(clients_rejected_ns)		\
+	X(clients_unproven_expired)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,

@@ -18,6 +18,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_dp_sched.c \
 	providers/soft/engine/eng_dp_timer.c \
 	providers/soft/engine/eng_events.c \
+	providers/soft/engine/eng_fdcheck.c \
 	providers/soft/engine/eng_gid_own.c \
 	providers/soft/engine/eng_handles.c \
 	providers/soft/engine/eng_idtab.c \
@@ -27,6 +28,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_objects.c \
 	providers/soft/engine/eng_port.c \
 	providers/soft/engine/eng_qp.c \
+	providers/soft/engine/eng_reaper.c \
 	providers/soft/engine/eng_server.c \
 	providers/soft/engine/eng_stats.c
 
@@ -47,6 +49,7 @@ ALL_TARGETS += $(PODVERBSD)
 HEADERS_CHECK += \
 	providers/soft/engine/eng.h \
 	providers/soft/engine/eng_dp.h \
+	providers/soft/engine/eng_fdcheck.h \
 	providers/soft/engine/eng_gid_own.h \
 	providers/soft/engine/eng_handles.h \
 	providers/soft/engine/eng_ibv.h \
@@ -57,6 +60,7 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_loop.h \
 	providers/soft/engine/eng_obj.h \
 	providers/soft/engine/eng_port.h \
+	providers/soft/engine/eng_reaper.h \
 	providers/soft/engine/eng_seccomp.h \
 	providers/soft/engine/eng_stats.h
 
@@ -89,3 +93,11 @@ $(eval $(call unit_test,test_eng_gid_own,tests/unit/engine/test_eng_gid_own.c,$(
 # The seccomp filter, loaded in a forked child that then tries what it
 # refuses and what the engine still needs.
 $(eval $(call unit_test,test_eng_seccomp,tests/unit/engine/test_eng_seccomp.c,$(ENG_SECCOMP_OBJ),$(ENG_SECCOMP_LIBS)))
+
+# A hostile pod speaking the IPC directly (tests/integration/sec_*.sh).
+SEC_ATTACK := $(TESTDIR_B)/bin/sec-attack
+$(SEC_ATTACK): $(call objs,tests/integration/sec/sec_attack.c) $(PV_COMMON_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_LDFLAGS) -o $@ $^
+
+ALL_TARGETS += $(SEC_ATTACK)
