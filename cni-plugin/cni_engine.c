@@ -7,12 +7,18 @@
 #include "cni-plugin/cni_engine.h"
 #include "common/pv_ipc.h"
 
-int cni_engine_open(struct cni_engine *eng, const char *path,
+int cni_engine_open(struct cni_engine *eng, const char *engine_path,
 		    struct cni_err *err)
 {
 	struct pv_ipc_hello req = { .abi_version = PV_IPC_VERSION }, resp;
+	const char *path;
 	int ret;
 
+	/* Every request of ours is an admin request: they are served on
+	 * the admin socket only, $PODVERBS_ADMIN_SOCKET or the one beside
+	 * the pod socket's folder (pv_ipc_admin_path_for). */
+	path = pv_ipc_admin_socket_path(engine_path, eng->admin_buf,
+					sizeof(eng->admin_buf));
 	eng->seq = 0;
 	eng->path = path;
 	eng->sock = pv_ipc_connect(path);

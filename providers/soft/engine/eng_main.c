@@ -26,6 +26,8 @@ enum { ENG_NO_SECCOMP_BY_OPT = 1, ENG_NO_SECCOMP_BY_ENV = 2 };
 
 struct opts {
 	const char *socket;
+	const char *admin_socket;	/* NULL: next to the pod socket's folder */
+	char admin_buf[108];
 	const char *pidfile;
 	int foreground;
 	int no_seccomp;
@@ -38,7 +40,13 @@ static void usage(FILE *out)
 "The podverbs engine: the software RoCEv2 device that verbs applications\n"
 "in pods talk to over a unix socket.\n"
 "\n"
-"  -s, --socket PATH      listen here (default $%s or %s)\n"
+"  -s, --socket PATH      listen here for pods (default $%s or %s)\n"
+"  -a, --admin-socket PATH\n"
+"                         serve admin requests (root only) here; its\n"
+"                         folder is made root's, mode 0700, and must not\n"
+"                         be inside the pod socket's folder (default:\n"
+"                         <pod socket's folder>-admin/admin.sock, so\n"
+"                         %s for the default socket)\n"
 "  -f, --foreground       stay in the foreground (default: detach once\n"
 "                         the socket is ready)\n"
 "  -l, --log-level L      error, warn, info (default) or debug\n"
@@ -55,7 +63,8 @@ static void usage(FILE *out)
 "  -h, --help             this text\n"
 "\n"
 "Limits (requests beyond them fail with ENOMEM or EINVAL):\n",
-		PV_IPC_SOCKET_ENV, PV_IPC_DEFAULT_SOCKET);
+		PV_IPC_SOCKET_ENV, PV_IPC_DEFAULT_SOCKET,
+		PV_IPC_DEFAULT_ADMIN_SOCKET);
 	eng_limits_help(out);
 }
 
@@ -67,10 +76,38 @@ static int set_limit(const char *name, const char *val)
 	return eng_limits_set(buf);
 }
 
+/* The admin socket: named, or derived from the pod socket; never in the
+ * pod socket's folder (the device plugin mounts that into pods). */
+static int check_admin_socket(struct opts *o)
+{
+	const char *slash = strrchr(o->socket, '/');
+	size_t dlen = slash ? (size_t)(slash - o->socket) : 0;
+
+	if (!o->admin_socket) {
+		if (pv_ipc_admin_path_for(o->socket, o->admin_buf,
+					  sizeof(o->admin_buf)) < 0) {
+			fprintf(stderr, "podverbsd: cannot place the admin "
+				"socket next to %s: give --admin-socket\n",
+				o->socket);
+			return -1;
+		}
+		o->admin_socket = o->admin_buf;
+	}
+	if (!strcmp(o->admin_socket, o->socket) ||
+	    (slash && !strncmp(o->admin_socket, o->socket, dlen + 1)) ||
+	    (!slash && !strchr(o->admin_socket, '/'))) {
+		fprintf(stderr, "podverbsd: the admin socket %s must not be "
+			"in the pod socket's folder\n", o->admin_socket);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option lopts[] = {
 		{ "socket", required_argument, NULL, 's' },
+		{ "admin-socket", required_argument, NULL, 'a' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "log-level", required_argument, NULL, 'l' },
 		{ "pidfile", required_argument, NULL, 'p' },
@@ -88,9 +125,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	env = getenv(ENG_NO_SECCOMP_ENV);
 	if (env && !strcmp(env, "1"))
 		o->no_seccomp = ENG_NO_SECCOMP_BY_ENV;
-	while ((c = getopt_long(argc, argv, "s:fl:p:L:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:a:fl:p:L:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 's': o->socket = optarg; break;
+		case 'a': o->admin_socket = optarg; break;
 		case 'f': o->foreground = 1; break;
 		case 'p': o->pidfile = optarg; break;
 		case 'S': o->no_seccomp = ENG_NO_SECCOMP_BY_OPT; break;
@@ -121,7 +159,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			argv[optind]);
 		return -1;
 	}
-	return 0;
+	return check_admin_socket(o);
 }
 
 static void sig_ready(struct eng *e, struct eng_pollable *p, uint32_t ev)
@@ -289,9 +327,6 @@ int main(int argc, char **argv)
 		eng_err("init: %s", strerror(-ret));
 		return 1;
 	}
-	if (!e.self_ns_known)
-		eng_warn("cannot read the engine's own namespace: admin "
-			 "requests will be refused");
 	ret = block_signals();
 	if (ret < 0) {
 		eng_err("signals: %s", strerror(-ret));
@@ -302,6 +337,14 @@ int main(int argc, char **argv)
 		eng_err("cannot listen on %s: %s", o.socket,
 			ret == -EADDRINUSE ? "another engine is running there" :
 			strerror(-ret));
+		goto err_fini;
+	}
+	ret = eng_listen_admin(&e, o.admin_socket);
+	if (ret < 0) {
+		eng_err("cannot listen on the admin socket %s: %s",
+			o.admin_socket, ret == -EADDRINUSE ?
+			"another engine is running there" : ret == -EPERM ?
+			"its folder is not a folder of ours" : strerror(-ret));
 		goto err_fini;
 	}
 	if (!o.foreground) {
@@ -330,7 +373,8 @@ int main(int argc, char **argv)
 	if (ret < 0)
 		goto err_unlink_pidfile;
 	detach_ready(ready_fd);
-	eng_info("listening on %s (pid %d)", o.socket, (int)getpid());
+	eng_info("listening on %s, admin on %s (pid %d)", o.socket,
+		 o.admin_socket, (int)getpid());
 	ret = eng_run(&e);
 	eng_fini(&e);
 	eng_reaper_stop();

@@ -51,11 +51,14 @@ static void fake_link(struct netns_link *l, uint32_t mtu, bool up)
 	l->addrs[0].prefixlen = 24;
 }
 
-/* Connects a client with the given identity. */
-static void connect_as(struct fx *f, uid_t uid, const struct netns_id *ns)
+/* Connects a client with the given identity, on the admin socket or
+ * the pod socket. */
+static void connect_on(struct fx *f, uid_t uid, const struct netns_id *ns,
+		       bool admin_socket)
 {
 	struct eng_ident id = { .pid = getpid(), .uid = uid,
-				.ns_known = true, .ns = *ns };
+				.ns_known = true, .ns = *ns,
+				.admin_socket = admin_socket };
 	int sv[2];
 
 	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
@@ -64,6 +67,16 @@ static void connect_as(struct fx *f, uid_t uid, const struct netns_id *ns)
 	f->conn = eng_conn_add(&f->e, sv[0], &id);
 	assert_non_null(f->conn);
 	f->cli = sv[1];
+}
+
+static void connect_as(struct fx *f, uid_t uid, const struct netns_id *ns)
+{
+	connect_on(f, uid, ns, false);
+}
+
+static void connect_admin(struct fx *f, uid_t uid)
+{
+	connect_on(f, uid, &f->e.self_ns, true);
 }
 
 static int setup(void **state)
@@ -227,14 +240,38 @@ static void test_eng_server__admin_denied_to_root_elsewhere(void **state)
 	assert_int_equal(call(f, PV_OP_ADM_STATS, NULL, 0), -EPERM);
 }
 
+/* Root in the engine's own namespace, on the pod socket: the namespace
+ * and uid no longer grant admin (finding 4: both could come from a
+ * reused pid); only the admin socket does. */
+static void test_eng_server__admin_denied_to_root_here_on_pod_socket(
+	void **state)
+{
+	struct fx *f = *state;
+	uint64_t before = eng_stats[ENG_STAT_admin_denied];
+
+	close(f->cli);
+	connect_as(f, 0, &f->e.self_ns);
+	assert_int_equal(call(f, PV_OP_ADM_DEV_LIST, NULL, 0), -EPERM);
+	assert_int_equal(eng_stats[ENG_STAT_admin_denied], before + 1);
+}
+
+static void test_eng_server__admin_denied_to_non_root_on_admin_socket(
+	void **state)
+{
+	struct fx *f = *state;
+
+	close(f->cli);
+	connect_admin(f, 1000);
+	assert_int_equal(call(f, PV_OP_ADM_STATS, NULL, 0), -EPERM);
+}
+
 static void test_eng_server__admin_allowed_to_root_here(void **state)
 {
 	struct fx *f = *state;
 	struct pv_ipc_adm_dev_list *l;
 
 	close(f->cli);
-	assert_true(f->e.self_ns_known);
-	connect_as(f, 0, &f->e.self_ns);
+	connect_admin(f, 0);
 	assert_int_equal(call(f, PV_OP_ADM_DEV_LIST, NULL, 0), 0);
 	l = payload_of(f);
 	assert_int_equal(l->count, 1);
@@ -538,7 +575,7 @@ static void test_eng_admin__dev_del_by_name_ambiguous(void **state)
 	assert_int_equal(eng_dev_register(&f->e, -1, &other_ns, "", "rdma0",
 					  0, &l, &d2), 0);
 	close(f->cli);
-	connect_as(f, 0, &f->e.self_ns);
+	connect_admin(f, 0);
 	strcpy(del.name, "rdma0");
 	assert_int_equal(call(f, PV_OP_ADM_DEV_DEL, &del, sizeof(del)),
 			 -ENOTUNIQ);
@@ -562,7 +599,7 @@ static void test_eng_admin__obj_list_pages(void **state)
 	for (int i = 0; i < 5; i++)
 		create(f, PV_OP_PD_ALLOC, NULL, 0);
 	user = f->conn;
-	connect_as(f, 0, &f->e.self_ns);
+	connect_admin(f, 0);
 	assert_int_equal(call(f, PV_OP_ADM_OBJ_LIST, &ref, sizeof(ref)), 0);
 	l = payload_of(f);
 	assert_int_equal(l->count, 5);
@@ -639,6 +676,8 @@ int main(void)
 		T(test_eng_server__hello_wrong_abi_refused),
 		T(test_eng_server__admin_denied_to_non_root),
 		T(test_eng_server__admin_denied_to_root_elsewhere),
+		T(test_eng_server__admin_denied_to_root_here_on_pod_socket),
+		T(test_eng_server__admin_denied_to_non_root_on_admin_socket),
 		T(test_eng_server__admin_allowed_to_root_here),
 		T(test_eng_device__other_namespace_sees_nothing),
 		T(test_eng_device__own_namespace_queries),
