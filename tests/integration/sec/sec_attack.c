@@ -28,6 +28,10 @@
  *   sec-attack flood MAX           opens up to MAX connections (HELLO with
  *                                  its netns), prints "opened N" at the
  *                                  first refusal, holds them until killed
+ *   sec-attack flood-raw N SECS    opens N connections that never say
+ *                                  HELLO; prints how many the engine keeps
+ *                                  after 0.5 s ("kept K") and after SECS
+ *                                  more ("kept-later K")
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -371,6 +375,35 @@ static int flood(int max)
 	return 0;
 }
 
+static int count_open(int *fds, int n)
+{
+	int open_n = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct pollfd p = { .fd = fds[i], .events = POLLRDHUP };
+
+		if (fds[i] >= 0 && poll(&p, 1, 0) == 0)
+			open_n++;
+	}
+	return open_n;
+}
+
+static int flood_raw(int n, int secs)
+{
+	int *fds = calloc(n, sizeof(*fds));
+
+	if (!fds)
+		die("calloc", -ENOMEM);
+	for (int i = 0; i < n; i++)
+		fds[i] = pv_ipc_connect(pv_ipc_socket_path());
+	usleep(500000);
+	printf("kept %d\n", count_open(fds, n));
+	sleep(secs);
+	printf("kept-later %d\n", count_open(fds, n));
+	fflush(stdout);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -386,6 +419,8 @@ int main(int argc, char **argv)
 		return hold(argv[2], argc >= 4 ? argv[3] : NULL);
 	if (argc >= 3 && !strcmp(argv[1], "flood"))
 		return flood(atoi(argv[2]));
+	if (argc >= 4 && !strcmp(argv[1], "flood-raw"))
+		return flood_raw(atoi(argv[2]), atoi(argv[3]));
 	fprintf(stderr, "usage: see the comment at the top of sec_attack.c\n");
 	return 2;
 }
