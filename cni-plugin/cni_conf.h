@@ -13,6 +13,9 @@
  *   device        kernel mode: the RDMA device name (e.g. "mlx5_0").
  *   deviceID      kernel mode: PCI address; runtimeConfig.deviceID wins.
  *   engineSocket  default $PODVERBS_ENGINE, then /run/podverbs/engine.sock.
+ *                 Requests go to the admin socket that goes with it:
+ *                 $PODVERBS_ADMIN_SOCKET, else "<its folder>-admin/
+ *                 admin.sock" (/run/podverbs-admin/admin.sock).
  *   stateDir      default /var/lib/cni/podverbs.
  */
 #ifndef CNI_CONF_H

@@ -280,7 +280,7 @@ stop_engine() {
 	stop_pid "$ENGINE_PID"
 	ENGINE_PID=
 	# A killed engine leaves its admin folder (outside $TOPO_TMP).
-	if [ -n "$ENGINE_ADMIN_SOCK" ]; then
+	if [ -n "${ENGINE_ADMIN_SOCK:-}" ]; then
 		rm -f "$ENGINE_ADMIN_SOCK"
 		rmdir "${ENGINE_ADMIN_SOCK%/*}" 2>/dev/null
 	fi

@@ -14,6 +14,7 @@
 
 #include "common/pv_ipc.h"
 #include "providers/soft/engine/eng.h"
+#include "providers/soft/engine/eng_caps.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_loop.h"
@@ -362,6 +363,16 @@ int main(int argc, char **argv)
 	}
 	if (o.pidfile && (ret = write_pidfile(o.pidfile)) < 0)
 		eng_warn("pidfile %s: %s", o.pidfile, strerror(-ret));
+	/* Set up: keep only what serving needs, before any thread starts
+	 * (each inherits its creator's sets). */
+	ret = eng_caps_drop();
+	if (ret < 0) {
+		eng_err("capabilities: cannot drop: %s", strerror(-ret));
+		goto err_unlink_pidfile;
+	}
+	eng_info("capabilities: only CAP_SYS_ADMIN kept (setns into pod "
+		 "namespaces)%s", ret ? "; bounding set not narrowed (no "
+		 "CAP_SETPCAP)" : ", bounding set included");
 	/* After detaching (fork keeps only this thread), before seccomp. */
 	ret = eng_reaper_start();
 	if (ret < 0) {

@@ -4,6 +4,7 @@
 ENG_CORE_SRCS := \
 	providers/soft/engine/eng_admin.c \
 	providers/soft/engine/eng_admission.c \
+	providers/soft/engine/eng_caps.c \
 	providers/soft/engine/eng_cq.c \
 	providers/soft/engine/eng_ctx.c \
 	providers/soft/engine/eng_device.c \
@@ -50,6 +51,7 @@ ALL_TARGETS += $(PODVERBSD)
 HEADERS_CHECK += \
 	providers/soft/engine/eng.h \
 	providers/soft/engine/eng_admission.h \
+	providers/soft/engine/eng_caps.h \
 	providers/soft/engine/eng_dp.h \
 	providers/soft/engine/eng_fdcheck.h \
 	providers/soft/engine/eng_gid_own.h \
