@@ -19,16 +19,22 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static uint32_t conns_in_ns(struct eng *e, uint64_t cookie)
+/* Pod connections of one namespace, and how many of them are unproven. */
+static uint32_t conns_in_ns(struct eng *e, uint64_t cookie,
+			    uint32_t *ret_unproven)
 {
 	struct eng_list *pos, *tmp;
 	uint32_t n = 0;
 
+	*ret_unproven = 0;
 	eng_list_for_each_safe(pos, tmp, &e->conns) {
 		struct eng_conn *c = eng_container_of(pos, struct eng_conn,
 						      link);
 
-		n += !c->ident.admin_socket && c->ident.ns_cookie == cookie;
+		if (c->ident.admin_socket || c->ident.ns_cookie != cookie)
+			continue;
+		n++;
+		*ret_unproven += c->unproven;
 	}
 	return n;
 }
@@ -44,6 +50,8 @@ static int refuse(const struct eng_ident *id, const char *why)
 
 int eng_admit(struct eng *e, const struct eng_ident *id)
 {
+	uint32_t in_ns, unproven_in_ns;
+
 	if (id->admin_socket)
 		return e->nadmin >= eng_lim.max_admin_clients ?
 			refuse(id, "max_admin_clients") : 0;
@@ -51,9 +59,15 @@ int eng_admit(struct eng *e, const struct eng_ident *id)
 		return refuse(id, "max_clients");
 	if (e->nunproven >= eng_lim.max_unproven)
 		return refuse(id, "max_unproven (connections without HELLO)");
-	if (conns_in_ns(e, id->ns_cookie) >= eng_lim.max_clients_per_ns) {
+	in_ns = conns_in_ns(e, id->ns_cookie, &unproven_in_ns);
+	if (in_ns >= eng_lim.max_clients_per_ns) {
 		eng_stat_inc(clients_rejected_ns);
 		return refuse(id, "max_clients_per_ns");
+	}
+	/* So that a few pods cannot keep the shared unproven pool full. */
+	if (unproven_in_ns >= eng_lim.max_unproven_per_ns) {
+		eng_stat_inc(clients_rejected_ns);
+		return refuse(id, "max_unproven_per_ns");
 	}
 	return 0;
 }

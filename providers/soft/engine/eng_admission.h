@@ -5,7 +5,7 @@
  * namespace (bucketed by the accepted socket's SO_NETNS_COOKIE, which no
  * client can race) and in all; a pod connection that has not proven its
  * namespace by HELLO within unproven_ms is closed, and only max_unproven
- * may wait at once.
+ * may wait at once, max_unproven_per_ns of them from one namespace.
  */
 #ifndef ENG_ADMISSION_H
 #define ENG_ADMISSION_H

@@ -54,7 +54,9 @@
 	  "milliseconds a connection may stay unproven before it is "	\
 	  "closed")							\
 	X(max_admin_clients, 16, 1, 1024,				\
-	  "admin socket connections (apart from max_clients)")
+	  "admin socket connections (apart from max_clients)")		\
+	X(max_unproven_per_ns, 16, 1, 16384,				\
+	  "of max_unproven, per network namespace (pod)")
 
 struct eng_limits {
 #define ENG_LIMIT_FIELD(name, def, lo, hi, help) uint64_t name;
