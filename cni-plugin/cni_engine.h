@@ -19,11 +19,11 @@ struct cni_engine {
 	char admin_buf[PV_PATH_MAX];
 };
 
-/* Connects to the admin socket that goes with pod socket engine_path
- * ($PODVERBS_ADMIN_SOCKET, else "<its folder>-admin/admin.sock") and
- * says HELLO.  Unreachable: -errno and code 11 (try again). */
+/* Connects to admin_path, or when that is "" to the admin socket that
+ * goes with pod socket engine_path ($PODVERBS_ADMIN_SOCKET, else "<its
+ * folder>-admin/admin.sock"), and says HELLO.  Unreachable: -errno and code 11 (try again). */
 int cni_engine_open(struct cni_engine *eng, const char *engine_path,
-		    struct cni_err *err);
+		    const char *admin_path, struct cni_err *err);
 void cni_engine_close(struct cni_engine *eng);
 
 /* Creates the soft device for ifname in netns; -EEXIST (with a message)
