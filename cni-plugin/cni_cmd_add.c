@@ -141,7 +141,8 @@ static int add_soft(struct cni_ctx *ctx, struct cni_state *st,
 	int ret;
 
 	attachment_claims(ctx, &claims);
-	ret = cni_engine_open(&eng, ctx->conf.engine_socket, &ctx->err);
+	ret = cni_engine_open(&eng, ctx->conf.engine_socket,
+			      ctx->conf.admin_socket, &ctx->err);
 	if (ret < 0)
 		return ret;
 	ret = check_not_taken(ctx, &eng, st);
@@ -233,6 +234,7 @@ static int state_init(struct cni_ctx *ctx, int ns_fd, struct cni_state *st)
 	st->mode = ctx->conf.mode;
 	st->phase = CNI_PHASE_ADDING;
 	strcpy(st->engine_socket, ctx->conf.engine_socket);
+	strcpy(st->admin_socket, ctx->conf.admin_socket);
 	strcpy(st->device_name, ctx->conf.device_name);
 	st->pkey = ctx->conf.pkey;
 	ret = netns_id_of_fd(ns_fd, &id);

@@ -103,7 +103,8 @@ static int check_device(struct cni_ctx *ctx, const struct cni_state *st,
 	uint16_t pkey = st->pkey ? st->pkey : 0xffff;
 	int ret;
 
-	ret = cni_engine_open(&eng, st->engine_socket, &ctx->err);
+	ret = cni_engine_open(&eng, st->engine_socket, st->admin_socket,
+			      &ctx->err);
 	if (ret < 0)
 		return ret;
 	ret = cni_engine_dev_list(&eng, &list, &ctx->err);

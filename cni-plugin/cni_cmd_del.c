@@ -56,7 +56,8 @@ static int teardown_soft(const char *dir, const char *key,
 
 	if (st->dev_id == 0 && !claimed)
 		return 0;
-	ret = cni_engine_open(&eng, st->engine_socket, &quiet);
+	ret = cni_engine_open(&eng, st->engine_socket, st->admin_socket,
+			      &quiet);
 	if (ret < 0) {
 		if (!engine_gone(ret)) {
 			*err = quiet;

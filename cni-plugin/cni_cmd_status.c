@@ -22,7 +22,8 @@ int cni_cmd_status(struct cni_ctx *ctx)
 			return cni_fail(&ctx->err, CNI_ERR_NOT_AVAILABLE,
 					"the RDMA subsystem is in shared network namespace mode; kernel devices cannot be moved into pods");
 	} else {
-		ret = cni_engine_open(&eng, ctx->conf.engine_socket, &why);
+		ret = cni_engine_open(&eng, ctx->conf.engine_socket,
+				      ctx->conf.admin_socket, &why);
 		if (ret == 0)
 			cni_engine_close(&eng);
 	}

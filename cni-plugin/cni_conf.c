@@ -201,6 +201,11 @@ static int parse_device(struct cni_conf *conf, struct cni_err *err)
 	    (conf->engine_socket[0] && conf->engine_socket[0] != '/'))
 		return cni_fail(err, CNI_ERR_INVALID_CONFIG,
 				"network config: \"engineSocket\" must be an absolute path");
+	if (opt_string(conf->root, "adminSocket", conf->admin_socket,
+		       sizeof(conf->admin_socket)) ||
+	    (conf->admin_socket[0] && conf->admin_socket[0] != '/'))
+		return cni_fail(err, CNI_ERR_INVALID_CONFIG,
+				"network config: \"adminSocket\" must be an absolute path");
 	if (opt_string(conf->root, "stateDir", conf->state_dir,
 		       sizeof(conf->state_dir)) ||
 	    (conf->state_dir[0] && conf->state_dir[0] != '/'))

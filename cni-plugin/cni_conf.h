@@ -13,6 +13,10 @@
  *   device        kernel mode: the RDMA device name (e.g. "mlx5_0").
  *   deviceID      kernel mode: PCI address; runtimeConfig.deviceID wins.
  *   engineSocket  default $PODVERBS_ENGINE, then /run/podverbs/engine.sock.
+ *                 Requests go to the admin socket that goes with it:
+ *                 $PODVERBS_ADMIN_SOCKET, else "<its folder>-admin/
+ *                 admin.sock" (/run/podverbs-admin/admin.sock).
+ *   adminSocket   names that admin socket instead.
  *   stateDir      default /var/lib/cni/podverbs.
  */
 #ifndef CNI_CONF_H
@@ -58,6 +62,7 @@ struct cni_conf {
 	char kernel_device[CNI_KDEV_MAX];
 	char device_id[CNI_PCI_MAX];
 	char engine_socket[PV_PATH_MAX];	/* "" until defaulted */
+	char admin_socket[PV_PATH_MAX];	/* "": beside engine_socket */
 	char state_dir[CNI_DIR_MAX];
 	cJSON *root;			/* owns the document */
 	const cJSON *prev_result;	/* in root, NULL when absent */

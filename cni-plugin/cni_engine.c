@@ -8,12 +8,19 @@
 #include "common/pv_gid_claim.h"
 #include "common/pv_ipc.h"
 
-int cni_engine_open(struct cni_engine *eng, const char *path,
-		    struct cni_err *err)
+int cni_engine_open(struct cni_engine *eng, const char *engine_path,
+		    const char *admin_path, struct cni_err *err)
 {
 	struct pv_ipc_hello req = { .abi_version = PV_IPC_VERSION }, resp;
+	const char *path;
 	int ret;
 
+	/* Every request of ours is an admin request: they are served on
+	 * the admin socket only, $PODVERBS_ADMIN_SOCKET or the one beside
+	 * the pod socket's folder (pv_ipc_admin_path_for). */
+	path = admin_path && admin_path[0] ? admin_path :
+		pv_ipc_admin_socket_path(engine_path, eng->admin_buf,
+					 sizeof(eng->admin_buf));
 	eng->seq = 0;
 	eng->path = path;
 	eng->sock = pv_ipc_connect(path);

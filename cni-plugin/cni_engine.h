@@ -15,12 +15,15 @@
 struct cni_engine {
 	int sock;
 	uint32_t seq;
-	const char *path;
+	const char *path;		/* the admin socket in use */
+	char admin_buf[PV_PATH_MAX];
 };
 
-/* Connects and says HELLO.  Unreachable: -errno and code 11 (try again). */
-int cni_engine_open(struct cni_engine *eng, const char *path,
-		    struct cni_err *err);
+/* Connects to admin_path, or when that is "" to the admin socket that
+ * goes with pod socket engine_path ($PODVERBS_ADMIN_SOCKET, else "<its
+ * folder>-admin/admin.sock"), and says HELLO.  Unreachable: -errno and code 11 (try again). */
+int cni_engine_open(struct cni_engine *eng, const char *engine_path,
+		    const char *admin_path, struct cni_err *err);
 void cni_engine_close(struct cni_engine *eng);
 
 /* Creates the soft device for ifname in netns; -EEXIST (with a message)

@@ -47,6 +47,7 @@ struct cni_state {
 	enum cni_mode mode;
 	/* soft mode */
 	char engine_socket[PV_PATH_MAX];
+	char admin_socket[PV_PATH_MAX];	/* "": beside engine_socket */
 	char device_name[CNI_DEVNAME_MAX];
 	uint32_t dev_id;		/* 0 until the engine answered */
 	uint16_t pkey;

@@ -37,6 +37,8 @@ char *cni_state_to_json(const struct cni_state *st)
 	cJSON_AddStringToObject(o, "mode", st->mode == CNI_MODE_KERNEL ?
 				"kernel" : "soft");
 	cJSON_AddStringToObject(o, "engineSocket", st->engine_socket);
+	if (st->admin_socket[0])
+		cJSON_AddStringToObject(o, "adminSocket", st->admin_socket);
 	cJSON_AddStringToObject(o, "deviceName", st->device_name);
 	cJSON_AddNumberToObject(o, "devId", st->dev_id);
 	cJSON_AddNumberToObject(o, "pkey", st->pkey);
@@ -107,6 +109,19 @@ static int get_enums(const cJSON *o, struct cni_state *st)
 	return 0;
 }
 
+static int get_opt_str(const cJSON *o, const char *key, char *dst,
+		       size_t cap)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (!it)
+		return 0;
+	if (!cJSON_IsString(it) || strlen(it->valuestring) >= cap)
+		return -EBADMSG;
+	strcpy(dst, it->valuestring);
+	return 0;
+}
+
 int cni_state_from_json(const char *text, struct cni_state *ret_st)
 {
 	cJSON *o = cJSON_Parse(text);
@@ -133,6 +148,10 @@ int cni_state_from_json(const char *text, struct cni_state *ret_st)
 	    get_opt_u64(o, "netnsDev", &ret_st->netns_dev) ||
 	    get_opt_u64(o, "netnsIno", &ret_st->netns_ino) ||
 	    get_enums(o, ret_st))
+		goto out_delete;
+	/* Optional: records of older plugins have none. */
+	if (get_opt_str(o, "adminSocket", ret_st->admin_socket,
+			sizeof(ret_st->admin_socket)))
 		goto out_delete;
 	ret_st->pkey = (uint16_t)pkey;
 	ret = 0;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -14,6 +15,31 @@ const char *pv_ipc_socket_path(void)
 	const char *p = getenv(PV_IPC_SOCKET_ENV);
 
 	return (p && *p) ? p : PV_IPC_DEFAULT_SOCKET;
+}
+
+int pv_ipc_admin_path_for(const char *sock, char *buf, size_t cap)
+{
+	const char *slash = strrchr(sock, '/');
+	int n;
+
+	/* No folder of its own to be a sibling of: name one. */
+	if (!slash || slash == sock)
+		return -EINVAL;
+	n = snprintf(buf, cap, "%.*s-admin/admin.sock", (int)(slash - sock),
+		     sock);
+	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
+}
+
+const char *pv_ipc_admin_socket_path(const char *sock, char *buf,
+				     size_t cap)
+{
+	const char *p = getenv(PV_IPC_ADMIN_SOCKET_ENV);
+
+	if (p && *p)
+		return p;
+	if (pv_ipc_admin_path_for(sock, buf, cap) < 0)
+		return PV_IPC_DEFAULT_ADMIN_SOCKET;
+	return buf;
 }
 
 int pv_ipc_connect(const char *path)
@@ -87,7 +113,22 @@ int pv_ipc_check_hdr(const struct pv_msg_hdr *hdr, size_t got)
 	return 0;
 }
 
-/* Collects SCM_RIGHTS fds; keeps up to PV_IPC_MAX_FDS when want, closes
+static void (*drop_fd)(int fd);
+
+void pv_ipc_set_fd_dropper(void (*fn)(int fd))
+{
+	drop_fd = fn;
+}
+
+static void drop(int fd)
+{
+	if (drop_fd)
+		drop_fd(fd);
+	else
+		close(fd);
+}
+
+/* Collects SCM_RIGHTS fds; keeps up to PV_IPC_MAX_FDS when want, drops
  * the rest.  Returns how many were kept. */
 static int take_fds(struct msghdr *msg, int *fds, int want)
 {
@@ -106,7 +147,7 @@ static int take_fds(struct msghdr *msg, int *fds, int want)
 			if (want && kept < PV_IPC_MAX_FDS)
 				fds[kept++] = fd;
 			else
-				close(fd);
+				drop(fd);
 		}
 	}
 	return kept;
@@ -114,8 +155,12 @@ static int take_fds(struct msghdr *msg, int *fds, int want)
 
 int pv_ipc_recv(int sock, void *buf, size_t cap, int *fds, int *nfds)
 {
+	/* Room for every fd one message can carry (SCM_MAX_FD, 253) plus
+	 * credentials: fds that do not fit are released by the kernel inside
+	 * recvmsg, in this thread, where their last close could block. */
 	union {
-		char buf[CMSG_SPACE(sizeof(int) * PV_IPC_MAX_FDS)];
+		char buf[CMSG_SPACE(sizeof(int) * 253) +
+			 CMSG_SPACE(sizeof(struct ucred))];
 		struct cmsghdr align;
 	} ctl;
 	struct iovec iov = { .iov_base = buf, .iov_len = cap };
@@ -149,11 +194,11 @@ int pv_ipc_recv(int sock, void *buf, size_t cap, int *fds, int *nfds)
 
 err_proto:
 	for (int i = 0; i < kept; i++)
-		close(fds[i]);
+		drop(fds[i]);
 	return -EPROTO;
 err_reset:
 	for (int i = 0; i < kept; i++)
-		close(fds[i]);
+		drop(fds[i]);
 	return -ECONNRESET;
 }
 

@@ -16,6 +16,28 @@
 /* The engine socket path: $PODVERBS_ENGINE or the default. */
 const char *pv_ipc_socket_path(void);
 
+/*
+ * The admin socket: admin requests are served only there (never on the
+ * pod socket, whose folder the device plugin mounts into pods).  Its
+ * folder is root's, mode 0700.
+ */
+#define PV_IPC_ADMIN_SOCKET_ENV		"PODVERBS_ADMIN_SOCKET"
+#define PV_IPC_DEFAULT_ADMIN_SOCKET	"/run/podverbs-admin/admin.sock"
+
+/*
+ * Pure: the admin socket that goes with pod socket sock when none is
+ * named: "<sock's folder>-admin/admin.sock", a sibling of the pod
+ * socket's folder, never inside it (/run/podverbs/engine.sock gives
+ * PV_IPC_DEFAULT_ADMIN_SOCKET).  Returns 0, -EINVAL when sock has no
+ * folder but "/" or ".", or -ENAMETOOLONG.
+ */
+int pv_ipc_admin_path_for(const char *sock, char *buf, size_t cap);
+
+/* For tools: $PODVERBS_ADMIN_SOCKET, else pv_ipc_admin_path_for(sock)
+ * into buf (falls back to the default when too long). */
+const char *pv_ipc_admin_socket_path(const char *sock, char *buf,
+				     size_t cap);
+
 /* Connects (SOCK_SEQPACKET, CLOEXEC) to path; returns the fd or -errno. */
 int pv_ipc_connect(const char *path);
 
@@ -30,9 +52,14 @@ int pv_ipc_send(int sock, uint16_t op, uint32_t seq, int32_t status,
  * stores received fds in fds[] (caller owns them; *nfds set, fds may be
  * NULL to close any that came).  Returns -ECONNRESET on end of stream,
  * -EPROTO for a malformed or truncated message (any fds that came are
- * closed), -EAGAIN on a non-blocking socket with nothing queued.
+ * dropped, see pv_ipc_set_fd_dropper), -EAGAIN on a non-blocking socket with nothing queued.
  */
 int pv_ipc_recv(int sock, void *buf, size_t cap, int *fds, int *nfds);
+
+/* How pv_ipc_recv disposes of fds it does not hand back (beyond
+ * PV_IPC_MAX_FDS, or with a malformed message): close by default; the
+ * engine passes its reaper (a close there could block). */
+void pv_ipc_set_fd_dropper(void (*fn)(int fd));
 
 /* Pure: checks a header against the number of bytes that arrived.
  * Returns 0 or -EPROTO. */
@@ -44,6 +71,17 @@ int pv_ipc_check_hdr(const struct pv_msg_hdr *hdr, size_t got);
  * with no request defined.
  */
 int pv_ipc_req_size(uint16_t op, uint32_t *min, uint32_t *max);
+
+/* What a request's fds must be (pv_ipc_req_fds). */
+enum pv_ipc_fd_kind {
+	PV_IPC_FD_NONE,		/* the op takes no fd */
+	PV_IPC_FD_MEMFD,	/* a memfd (tmpfs or hugetlbfs regular file) */
+	PV_IPC_FD_NETNS,	/* a network namespace (nsfs) */
+};
+
+/* Pure: how many fds at most op's request takes, and of which kind (0
+ * and PV_IPC_FD_NONE for most; unknown ops take none). */
+int pv_ipc_req_fds(uint16_t op, enum pv_ipc_fd_kind *ret_kind);
 
 /* Pure: a readable name for an op ("QP_CREATE"), "?" when unknown. */
 const char *pv_ipc_op_name(uint16_t op);

@@ -58,6 +58,23 @@ static const struct op_desc ops[PV_OP_MAX + 1] = {
 	EMPTY(ADM_STATS),
 };
 
+/* Every other op takes none: a client fd the engine did not ask for is
+ * refused before any handler runs (and disposed of off the loop). */
+int pv_ipc_req_fds(uint16_t op, enum pv_ipc_fd_kind *ret_kind)
+{
+	switch (op) {
+	case PV_OP_HELLO:	/* its own /proc/thread-self/ns/net */
+		*ret_kind = PV_IPC_FD_NETNS;
+		return 1;
+	case PV_OP_MR_REG:	/* the memory's memfd, when shared */
+		*ret_kind = PV_IPC_FD_MEMFD;
+		return 1;
+	default:
+		*ret_kind = PV_IPC_FD_NONE;
+		return 0;
+	}
+}
+
 int pv_ipc_req_size(uint16_t op, uint32_t *min, uint32_t *max)
 {
 	if (op > PV_OP_MAX || !ops[op].defined)

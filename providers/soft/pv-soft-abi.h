@@ -110,6 +110,10 @@ struct pv_ipc_hello {
 	uint32_t reserved[5];
 };
 _Static_assert(sizeof(struct pv_ipc_hello) == 32, "pv_ipc_hello size");
+/* HELLO flags.  Request: one fd comes with it, the sender's own
+ * /proc/thread-self/ns/net, which decides the devices the connection
+ * sees (without it: none).  Reply: the engine took it. */
+#define PV_HELLO_NETNS		0x1u
 
 enum pv_port_state {		/* same values as enum ibv_port_state */
 	PV_PORT_DOWN		= 1,

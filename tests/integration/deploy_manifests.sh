@@ -36,8 +36,6 @@ start_engine_caps() {
 		--socket "$ENGINE_SOCK" --foreground >"$TOPO_TMP/engine.log" 2>&1 &
 	ENGINE_PID=$!
 	topo_track_pid "$ENGINE_PID"
-	# Not `pvctl stats`: without SYS_PTRACE the engine cannot tell which
-	# namespace a client is in and answers nobody.
 	wait_until 5 test -S "$ENGINE_SOCK" ||
 		fail "engine with caps '$1' did not start"
 }
@@ -61,6 +59,22 @@ for drop in $(tr '[:upper:]' '[:lower:]' <"$CAPS"); do
 done
 
 start_engine_caps "$caps"
+wait_until 5 "$PV_BUILD/bin/pvctl" --socket "$ENGINE_SOCK" stats ||
+	fail "engine with $caps does not answer"
+# After set-up the engine holds the manifest's capabilities and no more,
+# bounding set included (it drops what it got beyond them itself).
+want=0
+for c in $(cat "$CAPS"); do
+	n=$(awk -v c="CAP_$c" '$1 == "#define" && $2 == c { print $3 }' /usr/include/linux/capability.h)
+	[ -n "$n" ] || fail "unknown capability $c"
+	want=$((want | (1 << n)))
+done
+want=$(printf '%016x' "$want")
+for f in CapEff CapPrm CapBnd; do
+	v=$(awk -v f="$f:" '$1 == f { print $2 }' "/proc/$ENGINE_PID/status")
+	[ "$v" = "$want" ] || fail "engine $f $v, want $want ($(cat "$CAPS"))"
+done
+echo "ok: the running engine holds exactly $(cat "$CAPS" | paste -sd, -) (CapEff=CapPrm=CapBnd=$want)"
 dev_add a || fail "dev add (a) with $caps"
 dev_add b || fail "dev add (b) with $caps"
 topo_wait_dad a; topo_wait_dad b

@@ -14,6 +14,7 @@
  * The socket is $PODVERBS_ENGINE (or the default).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,7 +159,17 @@ int main(int argc, char **argv)
 	sock = pv_ipc_connect(pv_ipc_socket_path());
 	if (sock < 0)
 		die("connect", sock);
-	ret = call(PV_OP_HELLO, &h, sizeof(h), NULL);
+	/* The namespace is proven with an fd of our own (finding 4). */
+	{
+		int ns = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+
+		h.flags = PV_HELLO_NETNS;
+		ret = pv_ipc_call_fds(sock, &seq, PV_OP_HELLO, &h, sizeof(h),
+				      &ns, ns >= 0, resp, sizeof(resp), NULL,
+				      NULL, NULL);
+		if (ns >= 0)
+			close(ns);
+	}
 	if (ret < 0)
 		die("HELLO", ret);
 	if (strcmp(argv[1], "list") == 0) {

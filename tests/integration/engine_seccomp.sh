@@ -21,13 +21,19 @@ status_field() {
 	awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"
 }
 
-# check_confined PID: every thread of PID runs under a filter.
+# check_confined PID: every thread of PID (the fd reaper included) runs
+# under a filter, holding CAP_SYS_ADMIN only (eng_caps.h), bounding set
+# included.
 check_confined() {
 	for _t in /proc/"$1"/task/*; do
 		[ "$(status_field "$1/task/${_t##*/}" Seccomp)" = 2 ] ||
 			fail "thread ${_t##*/} of $1 is not under seccomp"
 		[ "$(status_field "$1/task/${_t##*/}" NoNewPrivs)" = 1 ] ||
 			fail "thread ${_t##*/} of $1 lacks no_new_privs"
+		for _f in CapEff CapPrm CapBnd; do
+			[ "$(status_field "$1/task/${_t##*/}" $_f)" = 0000000000200000 ] ||
+				fail "thread ${_t##*/} of $1: $_f $(status_field "$1/task/${_t##*/}" $_f), not CAP_SYS_ADMIN alone"
+		done
 	done
 }
 

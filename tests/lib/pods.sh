@@ -44,8 +44,10 @@ pod_dev_add() {
 		--name "$POD_DEV" "$@" >/dev/null || fail "dev add in $_pd_ns"
 }
 
+# pvctl ARGS...: the test engine's admin socket (admin requests are
+# served there only).
 pvctl() {
-	"$PV_BUILD/bin/pvctl" --socket "$ENGINE_SOCK" "$@"
+	"$PV_BUILD/bin/pvctl" --admin-socket "$ENGINE_ADMIN_SOCK" "$@"
 }
 
 # in_pod NS CMD...: CMD in pod NS with our library and this test's engine.

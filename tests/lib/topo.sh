@@ -237,26 +237,31 @@ topo_cleanup() {
 }
 
 # start_engine [ARGS...]: starts podverbsd in the foreground on a private
-# socket ($TOPO_TMP/engine.sock; extra ARGS go to podverbsd), waits up to
-# 5 s until `pvctl --socket ... stats` answers, exports PODVERBS_ENGINE,
-# ENGINE_SOCK, ENGINE_PID and ENGINE_LOG (its stdout+stderr).  Skips if
-# podverbsd is not built; fails if it does not come up.
+# socket ($TOPO_TMP/engine.sock; extra ARGS go to podverbsd) with its
+# admin socket outside that folder ($TOPO_TMP-admin/admin.sock, root's,
+# 0700), waits up to 5 s until `pvctl --admin-socket ... stats` answers,
+# exports PODVERBS_ENGINE, ENGINE_SOCK, ENGINE_ADMIN_SOCK, ENGINE_PID and
+# ENGINE_LOG (its stdout+stderr).  Skips if podverbsd is not built; fails
+# if it does not come up.
 start_engine() {
 	_eng=$PV_BUILD/bin/podverbsd
 	_ctl=$PV_BUILD/bin/pvctl
 	[ -x "$_eng" ] || skip "podverbsd not built"
 	ENGINE_SOCK=$TOPO_TMP/engine.sock
+	ENGINE_ADMIN_SOCK=$TOPO_TMP-admin/admin.sock
 	ENGINE_LOG=$TOPO_TMP/engine.log
 	# The engine detaches by default; keep it our child so it can be
 	# stopped by PID.
 	_fg=
 	"$_eng" --help 2>/dev/null | grep -q -- --foreground && _fg=--foreground
-	"$_eng" --socket "$ENGINE_SOCK" $_fg "$@" >"$ENGINE_LOG" 2>&1 &
+	"$_eng" --socket "$ENGINE_SOCK" --admin-socket "$ENGINE_ADMIN_SOCK" \
+		$_fg "$@" >"$ENGINE_LOG" 2>&1 &
 	ENGINE_PID=$!
 	PODVERBS_ENGINE=$ENGINE_SOCK
-	export PODVERBS_ENGINE ENGINE_SOCK ENGINE_PID ENGINE_LOG
+	export PODVERBS_ENGINE ENGINE_SOCK ENGINE_ADMIN_SOCK ENGINE_PID \
+		ENGINE_LOG
 	if [ -x "$_ctl" ]; then
-		wait_until 5 "$_ctl" --socket "$ENGINE_SOCK" stats
+		wait_until 5 "$_ctl" --admin-socket "$ENGINE_ADMIN_SOCK" stats
 	else
 		wait_until 5 test -S "$ENGINE_SOCK"
 	fi || {
@@ -274,5 +279,10 @@ stop_engine() {
 	[ -n "$ENGINE_PID" ] || return 0
 	stop_pid "$ENGINE_PID"
 	ENGINE_PID=
+	# A killed engine leaves its admin folder (outside $TOPO_TMP).
+	if [ -n "${ENGINE_ADMIN_SOCK:-}" ]; then
+		rm -f "$ENGINE_ADMIN_SOCK"
+		rmdir "${ENGINE_ADMIN_SOCK%/*}" 2>/dev/null
+	fi
 	return 0
 }

@@ -43,6 +43,12 @@ struct eng_ident {
 	gid_t gid;
 	bool ns_known;		/* false: the peer's namespace was unreadable */
 	struct netns_id ns;
+	bool admin_socket;	/* accepted on the admin listener */
+	/* SO_NETNS_COOKIE of the accepted socket: the kernel makes it in
+	 * the connecting socket's namespace, so this is the client's netns,
+	 * fixed at connect.  Buckets per-pod connection limits at accept;
+	 * 0 when unavailable.  (Devices are matched by ns, from HELLO.) */
+	uint64_t ns_cookie;
 };
 
 /* Internal object kinds beyond enum pv_obj_kind. */
@@ -90,6 +96,8 @@ struct eng_conn {
 	uint32_t id;
 	struct eng_ident ident;
 	bool admin;
+	bool unproven;			/* pod socket, no HELLO netns yet */
+	uint64_t accepted_ns;		/* CLOCK_MONOTONIC */
 	/* The context (one per connection, CTX_OPEN). */
 	struct eng_dev *dev;		/* NULL before CTX_OPEN or after the
 					 * device was deleted */
@@ -109,11 +117,19 @@ struct eng {
 	struct eng_pollable listener;
 	struct eng_pollable sig;
 	int spare_fd;			/* /dev/null, given up on EMFILE */
+	bool accept_paused;		/* out of fds: listeners not polled */
+	struct eng_pollable accept_timer;	/* ends the pause */
 	char sock_path[108];
+	struct eng_pollable admin_listener;	/* admin requests only here */
+	char admin_path[108];
+	bool admin_dir_made;		/* its folder is ours to remove */
 	struct netns_id self_ns;
 	bool self_ns_known;
 	struct eng_list conns;
 	uint32_t nconns;
+	uint32_t nadmin;		/* of nconns, on the admin socket */
+	uint32_t nunproven;		/* of nconns, not yet proven */
+	struct eng_pollable unproven_timer;	/* closes the late ones */
 	uint32_t next_conn_id;
 	struct eng_idtab devs;		/* dev id -> struct eng_dev */
 	bool stop;
@@ -146,12 +162,17 @@ void eng_defer_free(struct eng *e, void *ptr);
 
 /* eng_server.c: listening socket and connections. */
 int eng_listen(struct eng *e, const char *path);
+/* The admin socket (eng_server.c): its folder is made (or must be)
+ * root's with mode 0700; the socket is 0600. */
+int eng_listen_admin(struct eng *e, const char *path);
 void eng_unlisten(struct eng *e);
 /* Adopts fd (takes ownership) as a client with identity id.  Returns the
  * connection or NULL (fd closed). */
 struct eng_conn *eng_conn_add(struct eng *e, int fd,
 			      const struct eng_ident *id);
 void eng_conn_close(struct eng *e, struct eng_conn *c);
+/* c has just proven its namespace (HELLO). */
+void eng_conn_proven(struct eng *e, struct eng_conn *c);
 /* Serves up to `budget` queued requests of c; returns how many, or
  * -ECONNRESET when the peer is gone (c is then closed and freed). */
 int eng_conn_serve(struct eng *e, struct eng_conn *c, int budget);

@@ -14,17 +14,57 @@
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
+#include "providers/soft/engine/eng_reaper.h"
 #include "providers/soft/engine/eng_stats.h"
+
+/*
+ * The client's network namespace, from an fd of its own
+ * /proc/thread-self/ns/net passed with HELLO (already checked to be a
+ * netns by the dispatcher): opening it needed no rights the client lacks
+ * in that namespace, and nothing can swap it afterwards, unlike a pid
+ * looked up later.  Once proven it cannot change.
+ */
+static int prove_ns(struct eng_req *r)
+{
+	struct eng_conn *c = r->c;
+	struct netns_id ns;
+	int ret;
+
+	if (r->in_nfds != 1)
+		return 0;
+	ret = netns_id_of_fd(r->in_fds[0], &ns);
+	if (ret < 0) {
+		eng_stat_inc(hello_ns_refused);
+		return ret;
+	}
+	if (c->ident.ns_known) {
+		if (netns_id_equal(&ns, &c->ident.ns))
+			return 0;
+		eng_stat_inc(hello_ns_refused);
+		return -EBUSY;
+	}
+	c->ident.ns = ns;
+	c->ident.ns_known = true;
+	eng_stat_inc(hello_ns_proven);
+	eng_conn_proven(r->e, c);
+	return 0;
+}
 
 int eng_op_hello(struct eng_req *r)
 {
 	const struct pv_ipc_hello *in = r->in;
 	struct pv_ipc_hello *out = r->out;
+	int ret;
 
 	if (in->abi_version != PV_IPC_VERSION)
 		return -EPROTONOSUPPORT;
+	ret = prove_ns(r);
+	if (ret < 0)
+		return ret;
 	memset(out, 0, sizeof(*out));
 	out->abi_version = PV_IPC_VERSION;
+	if (r->c->ident.ns_known)
+		out->flags |= PV_HELLO_NETNS;
 	out->client_id = r->c->id;
 	r->out_len = sizeof(*out);
 	return 0;
@@ -177,7 +217,7 @@ static void channel_release(struct eng *e, struct eng_obj *o)
 	struct eng_channel *ch = (struct eng_channel *)o;
 
 	if (ch->fd >= 0) {
-		close(ch->fd);
+		eng_fd_dispose(ch->fd);
 		eng_quota_put(o->conn, ENG_QUOTA_FDS, 1);
 	}
 }

@@ -51,7 +51,19 @@
 	  "requests served from one client before others get a turn") \
 	X(dp_spin_us, 30, 0, 1000000,					\
 	  "data path: microseconds of polling after the last work "	\
-	  "before the engine sleeps")
+	  "before the engine sleeps")					\
+	X(max_clients_per_ns, 64, 1, 16384,				\
+	  "pod socket connections per network namespace (pod)")	\
+	X(max_unproven, 128, 1, 16384,					\
+	  "pod socket connections whose HELLO has not yet proven "	\
+	  "their namespace")						\
+	X(unproven_ms, 2000, 10, 600000,				\
+	  "milliseconds a connection may stay unproven before it is "	\
+	  "closed")							\
+	X(max_admin_clients, 16, 1, 1024,				\
+	  "admin socket connections (apart from max_clients)")		\
+	X(max_unproven_per_ns, 16, 1, 16384,				\
+	  "of max_unproven, per network namespace (pod)")
 
 struct eng_limits {
 #define ENG_LIMIT_FIELD(name, def, lo, hi, help) uint64_t name;

@@ -18,6 +18,9 @@ int eng_init(struct eng *e)
 {
 	memset(e, 0, sizeof(*e));
 	e->listener.fd = -1;
+	e->admin_listener.fd = -1;
+	e->unproven_timer.fd = -1;
+	e->accept_timer.fd = -1;
 	e->sig.fd = -1;
 	e->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	eng_list_init(&e->conns);
@@ -46,6 +49,10 @@ void eng_fini(struct eng *e)
 	eng_idtab_fini(&e->devs);
 	eng_dp_sched_fini(e);
 	eng_unlisten(e);
+	if (e->unproven_timer.fd >= 0)
+		close(e->unproven_timer.fd);
+	if (e->accept_timer.fd >= 0)
+		close(e->accept_timer.fd);
 	close(e->epfd);
 	if (e->spare_fd >= 0)
 		close(e->spare_fd);

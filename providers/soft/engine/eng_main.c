@@ -14,9 +14,11 @@
 
 #include "common/pv_ipc.h"
 #include "providers/soft/engine/eng.h"
+#include "providers/soft/engine/eng_caps.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_loop.h"
+#include "providers/soft/engine/eng_reaper.h"
 #include "providers/soft/engine/eng_seccomp.h"
 #include "providers/soft/engine/eng_state.h"
 
@@ -26,6 +28,8 @@ enum { ENG_NO_SECCOMP_BY_OPT = 1, ENG_NO_SECCOMP_BY_ENV = 2 };
 
 struct opts {
 	const char *socket;
+	const char *admin_socket;	/* NULL: next to the pod socket's folder */
+	char admin_buf[108];
 	const char *pidfile;
 	int foreground;
 	int no_seccomp;
@@ -41,7 +45,13 @@ static void usage(FILE *out)
 "The podverbs engine: the software RoCEv2 device that verbs applications\n"
 "in pods talk to over a unix socket.\n"
 "\n"
-"  -s, --socket PATH      listen here (default $%s or %s)\n"
+"  -s, --socket PATH      listen here for pods (default $%s or %s)\n"
+"  -a, --admin-socket PATH\n"
+"                         serve admin requests (root only) here; its\n"
+"                         folder is made root's, mode 0700, and must not\n"
+"                         be inside the pod socket's folder (default:\n"
+"                         <pod socket's folder>-admin/admin.sock, so\n"
+"                         %s for the default socket)\n"
 "  -f, --foreground       stay in the foreground (default: detach once\n"
 "                         the socket is ready)\n"
 "  -l, --log-level L      error, warn, info (default) or debug\n"
@@ -63,7 +73,8 @@ static void usage(FILE *out)
 "\n"
 "Limits (requests beyond them fail with ENOMEM or EINVAL):\n",
 		PV_IPC_SOCKET_ENV, PV_IPC_DEFAULT_SOCKET,
-		PV_IPC_DEFAULT_SOCKET, ENG_STATE_DEFAULT_PATH);
+		PV_IPC_DEFAULT_ADMIN_SOCKET, PV_IPC_DEFAULT_SOCKET,
+		ENG_STATE_DEFAULT_PATH);
 	eng_limits_help(out);
 }
 
@@ -75,10 +86,38 @@ static int set_limit(const char *name, const char *val)
 	return eng_limits_set(buf);
 }
 
+/* The admin socket: named, or derived from the pod socket; never in the
+ * pod socket's folder (the device plugin mounts that into pods). */
+static int check_admin_socket(struct opts *o)
+{
+	const char *slash = strrchr(o->socket, '/');
+	size_t dlen = slash ? (size_t)(slash - o->socket) : 0;
+
+	if (!o->admin_socket) {
+		if (pv_ipc_admin_path_for(o->socket, o->admin_buf,
+					  sizeof(o->admin_buf)) < 0) {
+			fprintf(stderr, "podverbsd: cannot place the admin "
+				"socket next to %s: give --admin-socket\n",
+				o->socket);
+			return -1;
+		}
+		o->admin_socket = o->admin_buf;
+	}
+	if (!strcmp(o->admin_socket, o->socket) ||
+	    (slash && !strncmp(o->admin_socket, o->socket, dlen + 1)) ||
+	    (!slash && !strchr(o->admin_socket, '/'))) {
+		fprintf(stderr, "podverbsd: the admin socket %s must not be "
+			"in the pod socket's folder\n", o->admin_socket);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option lopts[] = {
 		{ "socket", required_argument, NULL, 's' },
+		{ "admin-socket", required_argument, NULL, 'a' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "log-level", required_argument, NULL, 'l' },
 		{ "pidfile", required_argument, NULL, 'p' },
@@ -97,9 +136,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	env = getenv(ENG_NO_SECCOMP_ENV);
 	if (env && !strcmp(env, "1"))
 		o->no_seccomp = ENG_NO_SECCOMP_BY_ENV;
-	while ((c = getopt_long(argc, argv, "s:fl:p:L:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:a:fl:p:L:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 's': o->socket = optarg; break;
+		case 'a': o->admin_socket = optarg; break;
 		case 'f': o->foreground = 1; break;
 		case 'p': o->pidfile = optarg; break;
 		case 'S': o->no_seccomp = ENG_NO_SECCOMP_BY_OPT; break;
@@ -142,7 +182,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			argv[optind]);
 		return -1;
 	}
-	return 0;
+	return check_admin_socket(o);
 }
 
 static void sig_ready(struct eng *e, struct eng_pollable *p, uint32_t ev)
@@ -310,9 +350,6 @@ int main(int argc, char **argv)
 		eng_err("init: %s", strerror(-ret));
 		return 1;
 	}
-	if (!e.self_ns_known)
-		eng_warn("cannot read the engine's own namespace: admin "
-			 "requests will be refused");
 	ret = block_signals();
 	if (ret < 0) {
 		eng_err("signals: %s", strerror(-ret));
@@ -336,6 +373,14 @@ int main(int argc, char **argv)
 			"in use by another engine" : strerror(-ret));
 		goto err_fini;
 	}
+	ret = eng_listen_admin(&e, o.admin_socket);
+	if (ret < 0) {
+		eng_err("cannot listen on the admin socket %s: %s",
+			o.admin_socket, ret == -EADDRINUSE ?
+			"another engine is running there" : ret == -EPERM ?
+			"its folder is not a folder of ours" : strerror(-ret));
+		goto err_fini;
+	}
 	if (!o.foreground) {
 		ready_fd = detach();
 		if (ready_fd < 0) {
@@ -351,17 +396,36 @@ int main(int argc, char **argv)
 	}
 	if (o.pidfile && (ret = write_pidfile(o.pidfile)) < 0)
 		eng_warn("pidfile %s: %s", o.pidfile, strerror(-ret));
+	/* Set up: keep only what serving needs, before any thread starts
+	 * (each inherits its creator's sets). */
+	ret = eng_caps_drop();
+	if (ret < 0) {
+		eng_err("capabilities: cannot drop: %s", strerror(-ret));
+		goto err_unlink_pidfile;
+	}
+	eng_info("capabilities: only CAP_SYS_ADMIN kept (setns into pod "
+		 "namespaces)%s", ret ? "; bounding set not narrowed (no "
+		 "CAP_SETPCAP)" : ", bounding set included");
+	/* After detaching (fork keeps only this thread), before seccomp. */
+	ret = eng_reaper_start();
+	if (ret < 0) {
+		eng_err("fd reaper: %s", strerror(-ret));
+		goto err_unlink_pidfile;
+	}
+	pv_ipc_set_fd_dropper(eng_fd_dispose);
 	ret = confine(&o);
 	if (ret < 0)
 		goto err_unlink_pidfile;
 	/* Confined, before the first client is served. */
 	eng_state_restore(&e);
 	detach_ready(ready_fd);
-	eng_info("listening on %s (pid %d)", o.socket, (int)getpid());
+	eng_info("listening on %s, admin on %s (pid %d)", o.socket,
+		 o.admin_socket, (int)getpid());
 	ret = eng_run(&e);
 	/* Not a deletion of the devices: the state stays for the next. */
 	eng_state_close(&e);
 	eng_fini(&e);
+	eng_reaper_stop();
 	if (o.pidfile)
 		unlink(o.pidfile);
 	eng_info("stopped");
@@ -375,5 +439,6 @@ err_fini:
 		close(ready_fd);
 	eng_state_close(&e);
 	eng_fini(&e);
+	eng_reaper_stop();
 	return 1;
 }

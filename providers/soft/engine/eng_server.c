@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Client connections: the listening socket, accept with the peer's
- * identity (SO_PEERCRED, then its network namespace), request framing and
- * checks, and dispatch to the handlers.
+ * Client connections: the pod and admin listening sockets, accept with the
+ * peer's SO_PEERCRED identity (its network namespace comes later, proven
+ * by HELLO), request framing and checks, and dispatch to the handlers.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,21 +12,29 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71	/* Linux 5.14 */
+#endif
+
 #include "common/pv_ipc.h"
+#include "providers/soft/engine/eng_admission.h"
 #include "providers/soft/engine/eng_dp.h"
+#include "providers/soft/engine/eng_fdcheck.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
+#include "providers/soft/engine/eng_reaper.h"
 #include "providers/soft/engine/eng_stats.h"
 
 enum need {
 	NEED_NONE,
 	NEED_CTX,	/* a context is open (device may be gone) */
 	NEED_DEV,	/* a context is open on a live device */
-	NEED_ADMIN,	/* root in the engine's namespace */
+	NEED_ADMIN,	/* root on the admin socket */
 };
 
 static const struct {
@@ -111,8 +119,16 @@ static int make_parent(const char *path)
 
 static void listener_ready(struct eng *e, struct eng_pollable *p,
 			   uint32_t events);
+static void admin_listener_ready(struct eng *e, struct eng_pollable *p,
+				 uint32_t events);
+static void accept_timer_ready(struct eng *e, struct eng_pollable *p,
+			       uint32_t ev);
 
-int eng_listen(struct eng *e, const char *path)
+/* Binds and listens on path (mode), adding p to the loop. */
+static int listen_on(struct eng *e, const char *path, mode_t mode,
+		     struct eng_pollable *p,
+		     void (*ready)(struct eng *, struct eng_pollable *,
+				   uint32_t))
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	int fd, ret;
@@ -120,9 +136,6 @@ int eng_listen(struct eng *e, const char *path)
 	if (strlen(path) >= sizeof(sun.sun_path))
 		return -ENAMETOOLONG;
 	strcpy(sun.sun_path, path);
-	ret = make_parent(path);
-	if (ret < 0)
-		return ret;
 	ret = claim_path(path);
 	if (ret < 0)
 		return ret;
@@ -131,15 +144,13 @@ int eng_listen(struct eng *e, const char *path)
 		return -errno;
 	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0)
 		goto err_close_fd;
-	/* Non-root applications in pods connect; access is decided per
-	 * request from the peer's identity, not by file mode. */
-	if (chmod(path, 0666) < 0 || listen(fd, 128) < 0)
+	if (chmod(path, mode) < 0 || listen(fd, 128) < 0)
 		goto err_unlink;
-	snprintf(e->sock_path, sizeof(e->sock_path), "%s", path);
-	e->listener.fd = fd;
-	e->listener.ready = listener_ready;
-	ret = eng_poll_add(e, &e->listener);
+	p->fd = fd;
+	p->ready = ready;
+	ret = eng_poll_add(e, p);
 	if (ret < 0) {
+		p->fd = -1;
 		errno = -ret;
 		goto err_unlink;
 	}
@@ -156,53 +167,195 @@ err_close_fd:
 	return ret;
 }
 
-void eng_unlisten(struct eng *e)
+int eng_listen(struct eng *e, const char *path)
 {
-	if (e->listener.fd < 0)
-		return;
-	eng_poll_del(e, &e->listener);
-	close(e->listener.fd);
-	e->listener.fd = -1;
-	if (e->sock_path[0])
-		unlink(e->sock_path);
+	int ret = make_parent(path);
+
+	if (ret < 0)
+		return ret;
+	/* Non-root applications in pods connect; what each may do is
+	 * decided from what its connection proves (HELLO), never by file
+	 * mode.  Admin requests are not served here at all. */
+	ret = listen_on(e, path, 0666, &e->listener, listener_ready);
+	if (ret < 0)
+		return ret;
+	/* Made now: when it is needed, there are no fds left to make it. */
+	e->accept_timer.fd = timerfd_create(CLOCK_MONOTONIC,
+					    TFD_CLOEXEC | TFD_NONBLOCK);
+	e->accept_timer.ready = accept_timer_ready;
+	if (e->accept_timer.fd >= 0 && eng_poll_add(e, &e->accept_timer) < 0) {
+		close(e->accept_timer.fd);
+		e->accept_timer.fd = -1;
+	}
+	snprintf(e->sock_path, sizeof(e->sock_path), "%s", path);
+	return 0;
 }
 
-static void identify(int fd, struct eng_ident *id)
+/* The admin socket's folder: made 0700, or an existing one that is a
+ * real folder of ours (not a symlink), narrowed to 0700. */
+static int make_admin_dir(struct eng *e, const char *path)
+{
+	char dir[sizeof(e->admin_path)];
+	char *slash;
+	struct stat st;
+	int ret;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return -EINVAL;
+	*slash = '\0';
+	ret = make_parent(dir);
+	if (ret < 0)
+		return ret;
+	if (mkdir(dir, 0700) == 0) {
+		e->admin_dir_made = true;
+		return 0;
+	}
+	if (errno != EEXIST)
+		return -errno;
+	if (lstat(dir, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+		return -EPERM;
+	return chmod(dir, 0700) < 0 ? -errno : 0;
+}
+
+int eng_listen_admin(struct eng *e, const char *path)
+{
+	int ret;
+
+	if (strlen(path) >= sizeof(e->admin_path))
+		return -ENAMETOOLONG;
+	ret = make_admin_dir(e, path);
+	if (ret < 0)
+		return ret;
+	ret = listen_on(e, path, 0600, &e->admin_listener,
+			admin_listener_ready);
+	if (ret < 0)
+		return ret;
+	snprintf(e->admin_path, sizeof(e->admin_path), "%s", path);
+	return 0;
+}
+
+void eng_unlisten(struct eng *e)
+{
+	if (e->listener.fd >= 0) {
+		eng_poll_del(e, &e->listener);
+		close(e->listener.fd);
+		e->listener.fd = -1;
+		if (e->sock_path[0])
+			unlink(e->sock_path);
+	}
+	if (e->admin_listener.fd >= 0) {
+		eng_poll_del(e, &e->admin_listener);
+		close(e->admin_listener.fd);
+		e->admin_listener.fd = -1;
+		unlink(e->admin_path);
+		if (e->admin_dir_made) {
+			char *slash = strrchr(e->admin_path, '/');
+
+			*slash = '\0';
+			rmdir(e->admin_path);
+		}
+	}
+}
+
+/*
+ * Only what the kernel froze at connect: SO_PEERCRED's uid/gid (pid is
+ * kept for logs and listings, never looked up).  The namespace is not
+ * known until HELLO proves it with an fd of the client's own netns
+ * (eng_op_hello): a pid read later may belong to someone else by then.
+ */
+static void identify(int fd, bool admin_socket, struct eng_ident *id)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 
 	memset(id, 0, sizeof(*id));
 	id->uid = (uid_t)-1;
+	id->admin_socket = admin_socket;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
 		return;
 	id->pid = cred.pid;
 	id->uid = cred.uid;
 	id->gid = cred.gid;
-	id->ns_known = netns_id_of_pid(cred.pid, &id->ns) == 0;
+	len = sizeof(id->ns_cookie);
+	if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &id->ns_cookie,
+		       &len) < 0)
+		id->ns_cookie = 0;
+}
+
+static void resume_accept(struct eng *e);
+
+static void accept_timer_ready(struct eng *e, struct eng_pollable *p,
+			       uint32_t ev)
+{
+	uint64_t ticks;
+
+	if (read(p->fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+		return;
+	resume_accept(e);
+}
+
+/* Out of fds with no spare left: stop polling the listeners until a
+ * connection goes or 50 ms pass (the reaper frees slots on its own
+ * time), or a pending connection would spin the loop. */
+static void pause_accept(struct eng *e)
+{
+	struct eng_pollable *ls[] = { &e->listener, &e->admin_listener };
+	struct itimerspec its = { .it_value.tv_nsec = 50 * 1000 * 1000 };
+
+	for (unsigned i = 0; i < 2; i++) {
+		struct epoll_event ev = { .events = 0, .data.ptr = ls[i] };
+
+		if (ls[i]->fd >= 0)
+			epoll_ctl(e->epfd, EPOLL_CTL_MOD, ls[i]->fd, &ev);
+	}
+	e->accept_paused = true;
+	if (e->accept_timer.fd >= 0)
+		timerfd_settime(e->accept_timer.fd, 0, &its, NULL);
+}
+
+static void resume_accept(struct eng *e)
+{
+	struct eng_pollable *ls[] = { &e->listener, &e->admin_listener };
+
+	if (!e->accept_paused)
+		return;
+	e->accept_paused = false;
+	if (e->spare_fd < 0)
+		e->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	for (unsigned i = 0; i < 2; i++) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = ls[i] };
+
+		if (ls[i]->fd >= 0)
+			epoll_ctl(e->epfd, EPOLL_CTL_MOD, ls[i]->fd, &ev);
+	}
 }
 
 /* Out of fds: a pending connection would keep the listener readable and
- * spin the loop.  Give up the spare fd, accept and drop the connection,
- * take the spare again. */
+ * spin the loop.  Give up the spare fd, accept and drop the connection
+ * (to the reaper: fds may be queued on it), take the spare again; with
+ * no spare (the reaper still holds the slot), pause accepting. */
 static void shed_connection(struct eng *e, int lfd)
 {
 	int fd;
 
 	eng_stat_inc(clients_rejected);
 	eng_stat_inc(limit_hits);
+	if (e->spare_fd >= 0) {
+		close(e->spare_fd);
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		eng_fd_dispose(fd);
+		e->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		eng_warn("out of file descriptors: connection refused");
+	}
 	if (e->spare_fd < 0)
-		return;
-	close(e->spare_fd);
-	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	if (fd >= 0)
-		close(fd);
-	e->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	eng_warn("out of file descriptors: connection refused");
+		pause_accept(e);
 }
 
-static void listener_ready(struct eng *e, struct eng_pollable *p,
-			   uint32_t events)
+static void accept_all(struct eng *e, struct eng_pollable *p, bool admin)
 {
 	for (int i = 0; i < 64; i++) {
 		struct eng_ident id;
@@ -216,9 +369,21 @@ static void listener_ready(struct eng *e, struct eng_pollable *p,
 				eng_warn("accept: %s", strerror(errno));
 			return;
 		}
-		identify(fd, &id);
+		identify(fd, admin, &id);
 		eng_conn_add(e, fd, &id);
 	}
+}
+
+static void listener_ready(struct eng *e, struct eng_pollable *p,
+			   uint32_t events)
+{
+	accept_all(e, p, false);
+}
+
+static void admin_listener_ready(struct eng *e, struct eng_pollable *p,
+				 uint32_t events)
+{
+	accept_all(e, p, true);
 }
 
 static void conn_ready(struct eng *e, struct eng_pollable *p, uint32_t ev)
@@ -236,35 +401,32 @@ struct eng_conn *eng_conn_add(struct eng *e, int fd,
 {
 	struct eng_conn *c;
 
-	if (e->nconns >= eng_lim.max_clients) {
-		eng_stat_inc(clients_rejected);
-		eng_stat_inc(limit_hits);
-		eng_warn("client pid %d rejected: %u clients (max_clients)",
-			 (int)id->pid, e->nconns);
-		close(fd);
+	if (eng_admit(e, id) < 0) {
+		eng_fd_dispose(fd);
 		return NULL;
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
-		close(fd);
+		eng_fd_dispose(fd);
 		return NULL;
 	}
 	c->poll.fd = fd;
 	c->poll.ready = conn_ready;
 	c->id = ++e->next_conn_id ? e->next_conn_id : ++e->next_conn_id;
 	c->ident = *id;
-	c->admin = id->uid == 0 && id->ns_known && e->self_ns_known &&
-		   netns_id_equal(&id->ns, &e->self_ns);
+	/* Root on the admin socket, which is never mounted into pods. */
+	c->admin = id->admin_socket && id->uid == 0;
 	c->ev_fd = -1;
 	eng_htab_init(&c->handles);
 	eng_list_init(&c->objs);
 	if (eng_poll_add(e, &c->poll) < 0) {
-		close(fd);
+		eng_fd_dispose(fd);
 		free(c);
 		return NULL;
 	}
 	eng_list_add_tail(&e->conns, &c->link);
 	e->nconns++;
+	eng_admitted(e, c);
 	eng_stat_inc(clients_accepted);
 	eng_stat_inc(clients_live);
 	eng_dbg("client %u connected: pid %d uid %d netns %s%s", c->id,
@@ -279,17 +441,20 @@ void eng_conn_close(struct eng *e, struct eng_conn *c)
 	eng_dp_ctx_free(e, c);
 	if (c->dev)
 		c->dev->clients--;
-	if (c->ev_fd >= 0)
-		close(c->ev_fd);
+	eng_fd_dispose(c->ev_fd);
 	eng_htab_fini(&c->handles);
 	eng_poll_del(e, &c->poll);
-	close(c->poll.fd);
+	/* Its receive queue may still hold a client's fds in flight, whose
+	 * release could block: off the loop. */
+	eng_fd_dispose(c->poll.fd);
 	c->poll.fd = -1;
+	eng_released(e, c);
 	eng_list_del(&c->link);
 	e->nconns--;
 	eng_stat_inc(clients_closed);
 	eng_stat_dec(clients_live);
 	eng_dbg("client %u closed", c->id);
+	resume_accept(e);
 	eng_defer_free(e, c);
 }
 
@@ -308,13 +473,37 @@ static int check_access(struct eng_req *r, enum need need)
 		if (r->c->admin)
 			return 0;
 		eng_stat_inc(requests_denied);
-		eng_warn("client %u (pid %d uid %d): %s denied: not root in "
-			 "the engine's namespace", r->c->id,
-			 (int)r->c->ident.pid, (int)r->c->ident.uid,
+		eng_stat_inc(admin_denied);
+		eng_warn("client %u (pid %d uid %d): %s denied: admin "
+			 "requests are served to root on the admin socket only",
+			 r->c->id, (int)r->c->ident.pid, (int)r->c->ident.uid,
 			 pv_ipc_op_name(r->op));
 		return -EPERM;
 	}
 	return -EINVAL;
+}
+
+/* The request's fds: no more than the op takes, each of its kind. */
+static int check_fds(struct eng_req *r)
+{
+	enum pv_ipc_fd_kind kind;
+	int max = pv_ipc_req_fds(r->op, &kind);
+
+	if (r->in_nfds > max) {
+		eng_stat_inc(msgs_fds_refused);
+		eng_dbg("client %u: %s with %d fds (takes %d)", r->c->id,
+			pv_ipc_op_name(r->op), r->in_nfds, max);
+		return -EBADF;
+	}
+	for (int i = 0; i < r->in_nfds; i++) {
+		if (eng_fd_check(r->in_fds[i], kind) < 0) {
+			eng_stat_inc(msgs_fds_refused);
+			eng_dbg("client %u: %s: fd of the wrong type",
+				r->c->id, pv_ipc_op_name(r->op));
+			return -EBADF;
+		}
+	}
+	return 0;
 }
 
 /* Checks and runs one well-framed request; returns its status. */
@@ -334,6 +523,9 @@ static int dispatch(struct eng_req *r)
 			pv_ipc_op_name(r->op), r->in_len);
 		return -EINVAL;
 	}
+	ret = check_fds(r);
+	if (ret < 0)
+		return ret;
 	ret = check_access(r, handlers[r->op].need);
 	if (ret < 0)
 		return ret;
@@ -391,10 +583,10 @@ static int serve_one(struct eng *e, struct eng_conn *c, char *buf)
 	status = dispatch(&r);
 	if (status < 0)
 		r.out_len = 0;
-	/* Request fds no handler took (MR_REG's memfd is only mapped). */
+	/* Request fds no handler took (MR_REG's memfd is only mapped):
+	 * a client's file, whose last close could block. */
 	for (int i = 0; i < r.in_nfds; i++)
-		if (r.in_fds[i] >= 0)
-			close(r.in_fds[i]);
+		eng_fd_dispose(r.in_fds[i]);
 	eng_reply(c, r.op, hdr->seq, status, r.out, r.out_len, r.fds, r.nfds);
 	/* The client now holds its copies (or the reply was lost). */
 	for (int i = 0; i < r.nfds; i++)

@@ -59,7 +59,14 @@
 	X(state_files_rejected)		\
 	X(state_entries_restored)	\
 	X(state_entries_dropped)	\
-	X(state_entries_rejected)
+	X(state_entries_rejected)	\
+	X(fds_reaped)			\
+	X(msgs_fds_refused)		\
+	X(admin_denied)			\
+	X(hello_ns_proven)		\
+	X(hello_ns_refused)		\
+	X(clients_rejected_ns)		\
+	X(clients_unproven_expired)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,

@@ -3,6 +3,8 @@
 
 ENG_CORE_SRCS := \
 	providers/soft/engine/eng_admin.c \
+	providers/soft/engine/eng_admission.c \
+	providers/soft/engine/eng_caps.c \
 	providers/soft/engine/eng_cq.c \
 	providers/soft/engine/eng_ctx.c \
 	providers/soft/engine/eng_device.c \
@@ -18,6 +20,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_dp_sched.c \
 	providers/soft/engine/eng_dp_timer.c \
 	providers/soft/engine/eng_events.c \
+	providers/soft/engine/eng_fdcheck.c \
 	providers/soft/engine/eng_gid_own.c \
 	providers/soft/engine/eng_handles.c \
 	providers/soft/engine/eng_idtab.c \
@@ -28,6 +31,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_port.c \
 	providers/soft/engine/eng_qp.c \
 	providers/soft/engine/eng_quota.c \
+	providers/soft/engine/eng_reaper.c \
 	providers/soft/engine/eng_server.c \
 	providers/soft/engine/eng_stats.c \
 	providers/soft/engine/eng_csprng.c \
@@ -57,7 +61,10 @@ $(PODVERBSD): $(call objs,providers/soft/engine/eng_main.c) $(ENG_SECCOMP_OBJ) $
 ALL_TARGETS += $(PODVERBSD)
 HEADERS_CHECK += \
 	providers/soft/engine/eng.h \
+	providers/soft/engine/eng_admission.h \
+	providers/soft/engine/eng_caps.h \
 	providers/soft/engine/eng_dp.h \
+	providers/soft/engine/eng_fdcheck.h \
 	providers/soft/engine/eng_gid_own.h \
 	providers/soft/engine/eng_handles.h \
 	providers/soft/engine/eng_ibv.h \
@@ -69,6 +76,7 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_obj.h \
 	providers/soft/engine/eng_port.h \
 	providers/soft/engine/eng_quota.h \
+	providers/soft/engine/eng_reaper.h \
 	providers/soft/engine/eng_seccomp.h \
 	providers/soft/engine/eng_state.h \
 	providers/soft/engine/eng_stats.h \
@@ -136,3 +144,11 @@ ALL_TARGETS += $(ENG_MEM_QUOTA)
 
 # Per-device shares (the pure check; eng_quota.o needs the engine core).
 $(eval $(call unit_test,test_eng_quota,tests/unit/engine/test_eng_quota.c,$(ENG_DEPS),$(NETNS_LIBS)))
+
+# A hostile pod speaking the IPC directly (tests/integration/sec_*.sh).
+SEC_ATTACK := $(TESTDIR_B)/bin/sec-attack
+$(SEC_ATTACK): $(call objs,tests/integration/sec/sec_attack.c) $(PV_COMMON_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_LDFLAGS) -o $@ $^
+
+ALL_TARGETS += $(SEC_ATTACK)

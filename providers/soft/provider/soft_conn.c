@@ -1,14 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /* One client connection to the engine: connect + HELLO, serialised calls. */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "providers/soft/provider/soft_provider.h"
 
-int soft_conn_open(struct soft_conn *c, const char *path)
+/*
+ * HELLO with an fd of this thread's own network namespace: the engine
+ * shows the devices of the namespace the connection proves this way
+ * (issue 8, finding 4), none without it.
+ */
+static int say_hello(struct soft_conn *c)
 {
 	struct pv_ipc_hello hello = { .abi_version = PV_IPC_VERSION };
+	int ns, ret;
+
+	ns = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (ns >= 0)
+		hello.flags = PV_HELLO_NETNS;
+	ret = soft_call_fds(c, PV_OP_HELLO, &hello, sizeof(hello), &ns,
+			    ns >= 0 ? 1 : 0, &hello, sizeof(hello));
+	if (ns >= 0)
+		close(ns);
+	return ret;
+}
+
+int soft_conn_open(struct soft_conn *c, const char *path)
+{
 	int ret;
 
 	memset(c, 0, sizeof(*c));
@@ -16,8 +36,7 @@ int soft_conn_open(struct soft_conn *c, const char *path)
 	if (c->fd < 0)
 		return c->fd;
 	pthread_mutex_init(&c->lock, NULL);
-	ret = soft_call_fixed(c, PV_OP_HELLO, &hello, sizeof(hello), &hello,
-			      sizeof(hello));
+	ret = say_hello(c);
 	if (ret < 0)
 		goto err_close;
 	return 0;

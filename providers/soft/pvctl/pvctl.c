@@ -25,7 +25,9 @@
 #define EXIT_UNREACH	3
 
 struct ctl {
-	const char *socket;
+	const char *socket;		/* the pod socket, named or default */
+	const char *admin_socket;	/* where requests go */
+	char admin_buf[108];
 	bool json;
 	int fd;
 	uint32_t seq;
@@ -35,7 +37,7 @@ struct ctl {
 static void usage(FILE *out)
 {
 	fprintf(out,
-"usage: pvctl [--socket PATH] [--json] COMMAND\n"
+"usage: pvctl [--admin-socket PATH | --socket PATH] [--json] COMMAND\n"
 "\n"
 "  dev add --netns PATH --ifname IF [--name NAME] [--pkey P] [--claim IP]...\n"
 "                       create a soft RDMA device on interface IF of the\n"
@@ -49,11 +51,21 @@ static void usage(FILE *out)
 "  obj list [DEV]       verbs objects of all devices or of DEV\n"
 "  stats                engine counters\n"
 "\n"
-"  -s, --socket PATH    engine socket (default $%s or %s)\n"
+"  -a, --admin-socket PATH\n"
+"                       the engine's admin socket (default $%s, else\n"
+"                       the one next to the pod socket's folder:\n"
+"                       <folder>-admin/admin.sock, %s\n"
+"                       for the default); every command is an admin\n"
+"                       request, served to root there only\n"
+"  -s, --socket PATH    the engine's pod socket, to find the admin\n"
+"                       socket beside it (default $%s or %s)\n"
+"      --print-admin-socket\n"
+"                       print the admin socket path and exit\n"
 "  -j, --json           machine-readable output\n"
 "  -h, --help           this text\n"
 "\n"
 "Exit status: 0 ok, 1 request failed, 2 usage, 3 engine unreachable.\n",
+		PV_IPC_ADMIN_SOCKET_ENV, PV_IPC_DEFAULT_ADMIN_SOCKET,
 		PV_IPC_SOCKET_ENV, PV_IPC_DEFAULT_SOCKET);
 }
 
@@ -77,7 +89,7 @@ static int fail_common(struct ctl *c, int err)
 {
 	if (err == -EPERM)
 		return fail(c, EXIT_FAIL, "permission denied (admin requests "
-			    "need root in the engine's network namespace)");
+			    "are served to root on the admin socket only)");
 	if (err == -EPROTO || err == -EINVAL)
 		return fail(c, EXIT_FAIL, "engine rejected the request: %s "
 			    "(version mismatch?)", strerror(-err));
@@ -89,15 +101,17 @@ static int ctl_connect(struct ctl *c)
 	struct pv_ipc_hello h = { .abi_version = PV_IPC_VERSION };
 	int ret;
 
-	c->fd = pv_ipc_connect(c->socket);
+	c->fd = pv_ipc_connect(c->admin_socket);
 	if (c->fd < 0)
-		return fail(c, EXIT_UNREACH, "cannot reach the engine at %s: %s",
-			    c->socket, strerror(-c->fd));
+		return fail(c, EXIT_UNREACH, "cannot reach the engine at %s: %s%s",
+			    c->admin_socket, strerror(-c->fd),
+			    c->fd == -EACCES ? " (the admin socket is root's)" :
+			    "");
 	ret = pv_ipc_call(c->fd, &c->seq, PV_OP_HELLO, &h, sizeof(h), &h,
 			  sizeof(h), NULL, NULL, NULL);
 	if (ret < 0)
 		return fail(c, EXIT_UNREACH, "engine at %s did not answer "
-			    "HELLO: %s", c->socket, strerror(-ret));
+			    "HELLO: %s", c->admin_socket, strerror(-ret));
 	return 0;
 }
 
@@ -578,18 +592,23 @@ int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{ "socket", required_argument, NULL, 's' },
+		{ "admin-socket", required_argument, NULL, 'a' },
+		{ "print-admin-socket", no_argument, NULL, 'P' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct ctl c = { .socket = pv_ipc_socket_path(), .fd = -1,
 			 .what = "error" };
+	bool print_admin = false, socket_named = false;
 	int opt, ret;
 
 	/* "+": stop at the command; its options are parsed per command. */
-	while ((opt = getopt_long(argc, argv, "+s:jh", lopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+s:a:jh", lopts, NULL)) != -1) {
 		switch (opt) {
-		case 's': c.socket = optarg; break;
+		case 's': c.socket = optarg; socket_named = true; break;
+		case 'a': c.admin_socket = optarg; break;
+		case 'P': print_admin = true; break;
 		case 'j': c.json = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_USAGE;
@@ -597,6 +616,19 @@ int main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
+	/* --admin-socket, else $PODVERBS_ADMIN_SOCKET (unless --socket
+	 * names the engine), else beside the pod socket. */
+	if (!c.admin_socket && socket_named &&
+	    pv_ipc_admin_path_for(c.socket, c.admin_buf,
+				  sizeof(c.admin_buf)) == 0)
+		c.admin_socket = c.admin_buf;
+	if (!c.admin_socket)
+		c.admin_socket = pv_ipc_admin_socket_path(c.socket, c.admin_buf,
+							  sizeof(c.admin_buf));
+	if (print_admin) {
+		printf("%s\n", c.admin_socket);
+		return 0;
+	}
 	if (argc < 2 && !(argc == 1 && strcmp(argv[0], "stats") == 0)) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -29,9 +29,11 @@ K8S = os.path.join(ROOT, "deploy/k8s")
 CONTAINERFILE = os.path.join(ROOT, "deploy/image/Containerfile")
 RESOURCE = "podverbs.io/soft-rdma"
 ENGINE_SOCK = "/run/podverbs/engine.sock"
+ADMIN_SOCK = "/run/podverbs-admin/admin.sock"
 # The host folders other parts of podverbs and Kubernetes agree on.
 HOST_CONTRACT = {
     "podverbsd": {"/run/podverbs": "/run/podverbs",
+                  "/run/podverbs-admin": "/run/podverbs-admin",
                   "/var/run/netns": "/var/run/netns",
                   "/run/podverbs-engine": "/run/podverbs-engine"},
     "device-plugin": {"/var/lib/kubelet/device-plugins":
@@ -144,7 +146,8 @@ def check_daemonset(ns, cm, ds):
           "DaemonSet selector does not match its template's labels")
     spec = tpl["spec"]
     check(spec.get("hostNetwork") is True, "hostNetwork must be true")
-    check(spec.get("hostPID") is True, "hostPID must be true")
+    # Issue 8: no client is identified by pid any more.
+    check(not spec.get("hostPID"), "hostPID must not be set")
     vols = {v["name"]: v for v in spec["volumes"]}
     every = spec.get("initContainers", []) + spec["containers"]
     for c in every:
@@ -200,9 +203,21 @@ def check_cross(cm, spec, nad, pods):
     eng = container(spec, "podverbsd")
     sock = arg_after(eng["command"] + eng.get("args", []), "--socket")
     check(sock == ENGINE_SOCK, "engine --socket %s" % sock)
+    admin = arg_after(eng["command"] + eng.get("args", []), "--admin-socket")
+    check(admin == ADMIN_SOCK, "engine --admin-socket %s" % admin)
+    check(not admin.startswith(os.path.dirname(sock) + "/"),
+          "admin socket inside the pod socket's folder")
     for probe in ("livenessProbe", "readinessProbe"):
         cmd = eng[probe]["exec"]["command"]
-        check(arg_after(cmd, "--socket") == sock, "engine %s socket" % probe)
+        check(arg_after(cmd, "--admin-socket") == admin,
+              "engine %s admin socket" % probe)
+    # Only the engine mounts the admin folder.
+    for c in spec.get("initContainers", []) + spec["containers"]:
+        if c["name"] == "podverbsd":
+            continue
+        for m in c.get("volumeMounts", []):
+            check(not m["mountPath"].startswith("/run/podverbs-admin"),
+                  "%s mounts the admin socket's folder" % c["name"])
     check(dp_cfg["engineSocket"] == sock, "device plugin engineSocket")
     check(dp_cfg.get("containerEngineDir", os.path.dirname(sock))
           == os.path.dirname(sock), "containerEngineDir")
@@ -461,7 +476,10 @@ def dry_run(spec, vols, mapper_for, cm, dp_cfg, conflist, nad_conf):
         pv = [x for x in cl["plugins"] if x["type"] == "podverbs"][0]
         r = cni_status(cni_bin, pv, cl["name"], host_sock)
         check(r.returncode == 0, "%s: CNI STATUS: %s" % (what, r.stdout))
-        r = cni_status(cni_bin, pv, cl["name"], host_sock + ".absent")
+        # Another folder: the plugin talks to the admin socket beside the
+        # engine socket's folder, which the live engine has.
+        r = cni_status(cni_bin, pv, cl["name"],
+                       os.path.join(TMP, "absent", "engine.sock"))
         check(r.returncode != 0 and '"code":\t50' in r.stdout or
               '"code": 50' in r.stdout or '"code":50' in r.stdout,
               "%s: STATUS without engine should be code 50: %s"

@@ -153,6 +153,43 @@ static void test_pv_ipc__size_table(void **state)
 	assert_string_equal(pv_ipc_op_name(PV_OP_CTX_MAP), "CTX_MAP");
 }
 
+/* Only HELLO (a netns) and MR_REG (a memfd) take an fd. */
+static void test_pv_ipc__fd_table(void **state)
+{
+	enum pv_ipc_fd_kind k;
+
+	assert_int_equal(pv_ipc_req_fds(PV_OP_HELLO, &k), 1);
+	assert_int_equal(k, PV_IPC_FD_NETNS);
+	assert_int_equal(pv_ipc_req_fds(PV_OP_MR_REG, &k), 1);
+	assert_int_equal(k, PV_IPC_FD_MEMFD);
+	for (uint16_t op = 0; op <= PV_OP_MAX; op++) {
+		if (op == PV_OP_HELLO || op == PV_OP_MR_REG)
+			continue;
+		assert_int_equal(pv_ipc_req_fds(op, &k), 0);
+		assert_int_equal(k, PV_IPC_FD_NONE);
+	}
+	assert_int_equal(pv_ipc_req_fds(0xffff, &k), 0);
+}
+
+/* The admin socket beside, never inside, the pod socket's folder. */
+static void test_pv_ipc__admin_path(void **state)
+{
+	char buf[108];
+
+	assert_int_equal(pv_ipc_admin_path_for(PV_IPC_DEFAULT_SOCKET, buf,
+					       sizeof(buf)), 0);
+	assert_string_equal(buf, PV_IPC_DEFAULT_ADMIN_SOCKET);
+	assert_int_equal(pv_ipc_admin_path_for("/tmp/x/e.sock", buf,
+					       sizeof(buf)), 0);
+	assert_string_equal(buf, "/tmp/x-admin/admin.sock");
+	assert_int_equal(pv_ipc_admin_path_for("e.sock", buf, sizeof(buf)),
+			 -EINVAL);
+	assert_int_equal(pv_ipc_admin_path_for("/e.sock", buf, sizeof(buf)),
+			 -EINVAL);
+	assert_int_equal(pv_ipc_admin_path_for("/tmp/x/e.sock", buf, 8),
+			 -ENAMETOOLONG);
+}
+
 static void test_pv_ipc__call_skips_stale_reply(void **state)
 {
 	struct pv_ipc_handle h = { .handle = 42 }, out = { 0 };
@@ -232,6 +269,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pv_ipc__eof_is_reset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pv_ipc__oversized_send_refused, setup, teardown),
 		cmocka_unit_test(test_pv_ipc__size_table),
+		cmocka_unit_test(test_pv_ipc__fd_table),
+		cmocka_unit_test(test_pv_ipc__admin_path),
 		cmocka_unit_test_setup_teardown(test_pv_ipc__call_skips_stale_reply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pv_ipc__call_passes_request_fds, setup, teardown),
 		cmocka_unit_test(test_pv_gid_claim__addresses_to_gids),

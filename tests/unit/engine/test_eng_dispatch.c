@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -53,11 +54,14 @@ static void fake_link(struct netns_link *l, uint32_t mtu, bool up)
 	l->addrs[0].prefixlen = 24;
 }
 
-/* Connects a client with the given identity. */
-static void connect_as(struct fx *f, uid_t uid, const struct netns_id *ns)
+/* Connects a client with the given identity, on the admin socket or
+ * the pod socket. */
+static void connect_on(struct fx *f, uid_t uid, const struct netns_id *ns,
+		       bool admin_socket)
 {
 	struct eng_ident id = { .pid = getpid(), .uid = uid,
-				.ns_known = true, .ns = *ns };
+				.ns_known = true, .ns = *ns,
+				.admin_socket = admin_socket };
 	int sv[2];
 
 	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
@@ -66,6 +70,16 @@ static void connect_as(struct fx *f, uid_t uid, const struct netns_id *ns)
 	f->conn = eng_conn_add(&f->e, sv[0], &id);
 	assert_non_null(f->conn);
 	f->cli = sv[1];
+}
+
+static void connect_as(struct fx *f, uid_t uid, const struct netns_id *ns)
+{
+	connect_on(f, uid, ns, false);
+}
+
+static void connect_admin(struct fx *f, uid_t uid)
+{
+	connect_on(f, uid, &f->e.self_ns, true);
 }
 
 static int setup(void **state)
@@ -240,6 +254,119 @@ static void test_eng_server__hello_wrong_abi_refused(void **state)
 			 -EPROTONOSUPPORT);
 }
 
+/* A request carrying fds; returns the reply status. */
+static int call_fds(struct fx *f, uint16_t op, const void *req, uint32_t len,
+		    const int *fds, int nfds)
+{
+	int ret;
+
+	f->nfds = 0;
+	assert_int_equal(pv_ipc_send(f->cli, op, 78, 0, req, len, fds, nfds),
+			 0);
+	eng_conn_serve(&f->e, f->conn, 1);
+	fcntl(f->cli, F_SETFL, O_NONBLOCK);
+	ret = pv_ipc_recv(f->cli, f->buf, sizeof(f->buf), f->fds, &f->nfds);
+	fcntl(f->cli, F_SETFL, 0);
+	assert_true(ret >= 0);
+	return hdr_of(f)->status;
+}
+
+/* Finding 3: an fd on an op that takes none is refused and counted; the
+ * engine keeps no copy (the pipe's write end sees no reader). */
+static void test_eng_server__fd_refused_on_op_taking_none(void **state)
+{
+	struct fx *f = *state;
+	uint64_t before = eng_stats[ENG_STAT_msgs_fds_refused];
+	int p[2];
+
+	assert_int_equal(pipe2(p, O_CLOEXEC | O_NONBLOCK), 0);
+	assert_int_equal(call_fds(f, PV_OP_DEV_LIST, NULL, 0, &p[0], 1),
+			 -EBADF);
+	assert_int_equal(eng_stats[ENG_STAT_msgs_fds_refused], before + 1);
+	close(p[0]);
+	signal(SIGPIPE, SIG_IGN);
+	assert_int_equal(write(p[1], "x", 1), -1);
+	assert_int_equal(errno, EPIPE);
+	close(p[1]);
+}
+
+/* Finding 3: HELLO's fd must be a network namespace. */
+static void test_eng_server__hello_fd_must_be_netns(void **state)
+{
+	struct fx *f = *state;
+	struct pv_ipc_hello h = { .abi_version = PV_IPC_VERSION,
+				  .flags = PV_HELLO_NETNS };
+	int p[2];
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	assert_int_equal(call_fds(f, PV_OP_HELLO, &h, sizeof(h), &p[0], 1),
+			 -EBADF);
+	close(p[0]);
+	close(p[1]);
+}
+
+/* Finding 4: a connection sees no device until HELLO proves its
+ * namespace with an fd of its own; then it sees that namespace's. */
+static void test_eng_server__hello_netns_fd_decides_visibility(void **state)
+{
+	struct fx *f = *state;
+	struct pv_ipc_hello h = { .abi_version = PV_IPC_VERSION,
+				  .flags = PV_HELLO_NETNS };
+	struct eng_ident id = { .pid = getpid(), .uid = 1000 };
+	struct pv_ipc_dev_list *l;
+	struct netns_link link;
+	struct eng_dev *d;
+	int sv[2], ns;
+
+	fake_link(&link, 1500, true);
+	assert_true(f->e.self_ns_known);
+	assert_int_equal(eng_dev_register(&f->e, -1, &f->e.self_ns, "",
+					  "mine", 0, &link, &d), 0);
+	close(f->cli);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+				    sv), 0);
+	fcntl(sv[0], F_SETFL, O_NONBLOCK);
+	f->conn = eng_conn_add(&f->e, sv[0], &id);
+	assert_non_null(f->conn);
+	f->cli = sv[1];
+	assert_int_equal(call(f, PV_OP_DEV_LIST, NULL, 0), 0);
+	l = payload_of(f);
+	assert_int_equal(l->count, 0);
+	ns = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	assert_true(ns >= 0);
+	assert_int_equal(call_fds(f, PV_OP_HELLO, &h, sizeof(h), &ns, 1), 0);
+	close(ns);
+	assert_true(((struct pv_ipc_hello *)payload_of(f))->flags &
+		    PV_HELLO_NETNS);
+	assert_int_equal(call(f, PV_OP_DEV_LIST, NULL, 0), 0);
+	l = payload_of(f);
+	assert_int_equal(l->count, 1);
+	assert_string_equal(l->dev[0].name, "mine");
+}
+
+/* Finding 6: connections per network namespace are capped at accept. */
+static void test_eng_server__max_clients_per_ns_enforced(void **state)
+{
+	struct fx *f = *state;
+	struct eng_ident id = { .pid = 1, .uid = 0, .ns_cookie = 7 };
+	uint64_t old = eng_lim.max_clients_per_ns;
+	uint64_t before = eng_stats[ENG_STAT_clients_rejected_ns];
+	int sv[2], sv2[2];
+
+	eng_lim.max_clients_per_ns = 1;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	assert_non_null(eng_conn_add(&f->e, sv[0], &id));
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv2), 0);
+	assert_null(eng_conn_add(&f->e, sv2[0], &id));	/* same pod */
+	assert_int_equal(eng_stats[ENG_STAT_clients_rejected_ns], before + 1);
+	id.admin_socket = true;		/* admin has its own cap */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv2), 0);
+	assert_non_null(eng_conn_add(&f->e, sv2[0], &id));
+	eng_lim.max_clients_per_ns = old;
+	close(sv[1]);
+	close(sv2[1]);
+}
+
 static void test_eng_server__admin_denied_to_non_root(void **state)
 {
 	struct fx *f = *state;
@@ -259,14 +386,38 @@ static void test_eng_server__admin_denied_to_root_elsewhere(void **state)
 	assert_int_equal(call(f, PV_OP_ADM_STATS, NULL, 0), -EPERM);
 }
 
+/* Root in the engine's own namespace, on the pod socket: the namespace
+ * and uid no longer grant admin (finding 4: both could come from a
+ * reused pid); only the admin socket does. */
+static void test_eng_server__admin_denied_to_root_here_on_pod_socket(
+	void **state)
+{
+	struct fx *f = *state;
+	uint64_t before = eng_stats[ENG_STAT_admin_denied];
+
+	close(f->cli);
+	connect_as(f, 0, &f->e.self_ns);
+	assert_int_equal(call(f, PV_OP_ADM_DEV_LIST, NULL, 0), -EPERM);
+	assert_int_equal(eng_stats[ENG_STAT_admin_denied], before + 1);
+}
+
+static void test_eng_server__admin_denied_to_non_root_on_admin_socket(
+	void **state)
+{
+	struct fx *f = *state;
+
+	close(f->cli);
+	connect_admin(f, 1000);
+	assert_int_equal(call(f, PV_OP_ADM_STATS, NULL, 0), -EPERM);
+}
+
 static void test_eng_server__admin_allowed_to_root_here(void **state)
 {
 	struct fx *f = *state;
 	struct pv_ipc_adm_dev_list *l;
 
 	close(f->cli);
-	assert_true(f->e.self_ns_known);
-	connect_as(f, 0, &f->e.self_ns);
+	connect_admin(f, 0);
 	assert_int_equal(call(f, PV_OP_ADM_DEV_LIST, NULL, 0), 0);
 	l = payload_of(f);
 	assert_int_equal(l->count, 1);
@@ -618,7 +769,7 @@ static void test_eng_admin__dev_del_by_name_ambiguous(void **state)
 	assert_int_equal(eng_dev_register(&f->e, -1, &other_ns, "", "rdma0",
 					  0, &l, &d2), 0);
 	close(f->cli);
-	connect_as(f, 0, &f->e.self_ns);
+	connect_admin(f, 0);
 	strcpy(del.name, "rdma0");
 	assert_int_equal(call(f, PV_OP_ADM_DEV_DEL, &del, sizeof(del)),
 			 -ENOTUNIQ);
@@ -642,7 +793,7 @@ static void test_eng_admin__obj_list_pages(void **state)
 	for (int i = 0; i < 5; i++)
 		create(f, PV_OP_PD_ALLOC, NULL, 0);
 	user = f->conn;
-	connect_as(f, 0, &f->e.self_ns);
+	connect_admin(f, 0);
 	assert_int_equal(call(f, PV_OP_ADM_OBJ_LIST, &ref, sizeof(ref)), 0);
 	l = payload_of(f);
 	assert_int_equal(l->count, 5);
@@ -719,6 +870,12 @@ int main(void)
 		T(test_eng_server__hello_wrong_abi_refused),
 		T(test_eng_server__admin_denied_to_non_root),
 		T(test_eng_server__admin_denied_to_root_elsewhere),
+		T(test_eng_server__fd_refused_on_op_taking_none),
+		T(test_eng_server__hello_fd_must_be_netns),
+		T(test_eng_server__hello_netns_fd_decides_visibility),
+		T(test_eng_server__max_clients_per_ns_enforced),
+		T(test_eng_server__admin_denied_to_root_here_on_pod_socket),
+		T(test_eng_server__admin_denied_to_non_root_on_admin_socket),
 		T(test_eng_server__admin_allowed_to_root_here),
 		T(test_eng_device__other_namespace_sees_nothing),
 		T(test_eng_device__own_namespace_queries),
