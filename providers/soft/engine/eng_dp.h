@@ -34,6 +34,28 @@
 #include "providers/soft/engine/eng_obj.h"
 #include "providers/soft/pv-soft-ring-abi.h"
 
+/* Bounds of a WQE's body: eng_limits caps max_sge at 256 and max_inline
+ * at 4096, so a granted queue never needs more than this. */
+#define ENG_DP_MAX_SGE		256
+#define ENG_DP_MAX_INLINE	4096
+
+/* A receive WQE as the engine uses it: copied once out of the ring, then
+ * validated; the ring slot is never read again. */
+struct eng_dp_rwqe {
+	uint64_t wr_id;
+	uint32_t num_sge;
+	struct pv_wqe_sge sge[ENG_DP_MAX_SGE];
+};
+
+/* A send WQE likewise, with its SGE list or its inline bytes. */
+struct eng_dp_swqe {
+	struct pv_send_wqe w;
+	union {
+		struct pv_wqe_sge sge[ENG_DP_MAX_SGE];
+		uint8_t inl[ENG_DP_MAX_INLINE];
+	};
+};
+
 /* The engine's view of one ring. */
 struct eng_ring {
 	struct pv_ring_hdr *hdr;	/* NULL: not mapped */
@@ -85,6 +107,7 @@ struct eng_dp_qp {
 	uint32_t rnr_tries, retry_tries;
 	uint32_t dest_dev_id;		/* cache of the GID lookup */
 	bool flushed_rq_srq_event;	/* LAST_WQE_REACHED sent */
+	struct eng_dp_swqe cur;		/* the SQ head's WQE, copied */
 };
 
 struct eng_dp_mr {
@@ -133,6 +156,16 @@ int eng_dp_send_wqe_check(const struct pv_send_wqe *w, uint32_t qp_type,
 			  const struct pv_ipc_qp_cap *cap, uint32_t esz);
 int eng_dp_recv_wqe_check(const struct pv_recv_wqe *w, uint32_t max_sge,
 			  uint32_t esz);
+/* Reads n bytes of client-writable memory exactly once into dst (the
+ * compiler may not re-read src in place of dst afterwards). */
+void eng_dp_shm_read(void *dst, const void *src, size_t n);
+/* Copies the WQE at the consumer's position of r into engine memory and
+ * validates the copy: 0, or -EINVAL (malformed: the QP is fatal). */
+int eng_dp_recv_wqe_fetch(const struct eng_ring *r, uint32_t max_sge,
+			  struct eng_dp_rwqe *out);
+int eng_dp_send_wqe_fetch(const struct eng_ring *r, uint32_t qp_type,
+			  const struct pv_ipc_qp_cap *cap,
+			  struct eng_dp_swqe *out);
 
 /* ---- eng_dp_check.c (pure) ---- */
 /* [va, va+len) lies inside [start, start+mr_len); overflow-safe. */

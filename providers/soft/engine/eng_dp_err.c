@@ -40,13 +40,18 @@ static bool flush_ring(struct eng *e, struct eng_qp *qp, struct eng_ring *r,
 			.qp_num = qp->qp_num,
 		};
 
+		/* Only wr_id and opcode are needed, each read once. */
 		if (send) {
-			const struct pv_send_wqe *w = ent;
+			struct pv_send_wqe w;
 
-			cqe.wr_id = w->wr_id;
-			cqe.opcode = eng_dp_wc_opcode(w->opcode);
+			eng_dp_shm_read(&w, ent, sizeof(w));
+			cqe.wr_id = w.wr_id;
+			cqe.opcode = eng_dp_wc_opcode(w.opcode);
 		} else {
-			cqe.wr_id = ((const struct pv_recv_wqe *)ent)->wr_id;
+			struct pv_recv_wqe w;
+
+			eng_dp_shm_read(&w, ent, sizeof(w));
+			cqe.wr_id = w.wr_id;
 			cqe.opcode = WC_RECV;
 		}
 		/* slot retired before its completion shows (ring ABI) */

@@ -99,38 +99,37 @@ struct eng_qp *eng_dp_find_dest(struct eng *e, struct eng_dp_qp *dq,
 	return dst;
 }
 
-/* The local side of a WQE as segments; returns a WC status. */
-static int local_segs(struct eng_qp *qp, const struct pv_send_wqe *w,
-		      const uint8_t *ring_wqe, struct eng_seg *segs,
-		      uint32_t *nsegs, uint64_t *len)
+/* The local side of a WQE (the engine's copy) as segments, at most
+ * ENG_DP_MAX_SGE; returns a WC status. */
+static int local_segs(struct eng_qp *qp, struct eng_dp_swqe *sw,
+		      struct eng_seg *segs, uint32_t *nsegs, uint64_t *len)
 {
-	const struct pv_wqe_sge *sge = (const void *)(ring_wqe + sizeof(*w));
+	const struct pv_send_wqe *w = &sw->w;
 	uint32_t access = w->opcode >= WR_RDMA_READ ? ENG_ACCESS_LOCAL_WRITE
 						    : 0;
 
 	*nsegs = 0;
 	*len = 0;
 	if (w->send_flags & SEND_INLINE) {
-		segs[0] = (struct eng_seg){ .ptr = (uint8_t *)sge,
+		/* Inline bytes were copied out of the ring with the WQE. */
+		segs[0] = (struct eng_seg){ .ptr = sw->inl,
 					    .len = w->inline_len };
 		*nsegs = w->inline_len ? 1 : 0;
 		*len = w->inline_len;
 		return WC_SUCCESS;
 	}
-	for (uint32_t i = 0; i < w->num_sge; i++) {
-		struct pv_wqe_sge s;
+	for (uint32_t i = 0; i < w->num_sge && i < ENG_DP_MAX_SGE; i++) {
+		const struct pv_wqe_sge *s = &sw->sge[i];
 		struct eng_mr *mr;
 
-		/* The ring is the client's memory: read each SGE once. */
-		memcpy(&s, &sge[i], sizeof(s));
-		if (!s.length)
+		if (!s->length)
 			continue;
-		mr = eng_dp_mr_find(qp->o.conn->dev, s.lkey, qp->pd, s.addr,
-				    s.length, access);
+		mr = eng_dp_mr_find(qp->o.conn->dev, s->lkey, qp->pd, s->addr,
+				    s->length, access);
 		if (!mr)
 			return WC_LOC_PROT_ERR;
-		eng_dp_mr_seg(mr, s.addr, s.length, &segs[(*nsegs)++]);
-		*len += s.length;
+		eng_dp_mr_seg(mr, s->addr, s->length, &segs[(*nsegs)++]);
+		*len += s->length;
 	}
 	return *len > MAX_MSG ? WC_LOC_LEN_ERR : WC_SUCCESS;
 }
@@ -205,10 +204,10 @@ static int rc_status(int rc)
 
 /* Executes one WQE; returns a WC status or ST_WAIT. */
 static int req_exec(struct eng *e, struct eng_dp_qp *dq,
-		    const struct pv_send_wqe *w, const uint8_t *ring_wqe,
-		    uint64_t *ret_len)
+		    struct eng_dp_swqe *sw, uint64_t *ret_len)
 {
-	struct eng_seg segs[256];
+	const struct pv_send_wqe *w = &sw->w;
+	struct eng_seg segs[ENG_DP_MAX_SGE];
 	struct eng_qp *qp = dq->qp, *dst;
 	struct eng_dp_msg m = { .src = qp, .opcode = w->opcode,
 				.send_flags = w->send_flags,
@@ -219,7 +218,7 @@ static int req_exec(struct eng *e, struct eng_dp_qp *dq,
 	uint32_t n;
 	int st, rc;
 
-	st = local_segs(qp, w, ring_wqe, segs, &n, ret_len);
+	st = local_segs(qp, sw, segs, &n, ret_len);
 	if (st != WC_SUCCESS)
 		return st;
 	if (w->opcode >= WR_ATOMIC_CMP_AND_SWP && *ret_len < 8)
@@ -276,18 +275,19 @@ static void req_complete(struct eng *e, struct eng_qp *qp,
 static bool req_one(struct eng *e, struct eng_dp_qp *dq)
 {
 	struct eng_qp *qp = dq->qp;
-	const uint8_t *ring_wqe = eng_dp_ring_entry(&dq->sq, dq->sq.own);
-	struct pv_send_wqe w;
+	struct eng_dp_swqe *sw = &dq->cur;
 	uint64_t len = 0;
 	int st;
 
-	memcpy(&w, ring_wqe, sizeof(w));
-	if (eng_dp_send_wqe_check(&w, qp->init.qp_type, &qp->init.cap,
-				  dq->sq.esz) < 0) {
+	/* The slot is read once, into dq->cur; a retried WQE (RNR or
+	 * transport timer) is fetched again, as its slot is still the
+	 * application's to rewrite until it completes. */
+	if (eng_dp_send_wqe_fetch(&dq->sq, qp->init.qp_type, &qp->init.cap,
+				  sw) < 0) {
 		eng_dp_qp_fatal(e, qp);
 		return false;
 	}
-	st = req_exec(e, dq, &w, ring_wqe, &len);
+	st = req_exec(e, dq, sw, &len);
 	if (st == ST_WAIT)
 		return false;
 	dq->timer_kind = ENG_DP_TIMER_NONE;
@@ -298,7 +298,7 @@ static bool req_one(struct eng *e, struct eng_dp_qp *dq)
 	 * that reuses a slot as soon as it polls the CQE must find it free
 	 * (pv-soft-ring-abi.h, slot reuse order).  w is a private copy. */
 	eng_dp_ring_consume(&dq->sq);
-	req_complete(e, qp, &w, st, len);
+	req_complete(e, qp, &sw->w, st, len);
 	if (st != WC_SUCCESS) {
 		eng_dbg("client %u: QP %u: WQE failed with status %d",
 			qp->o.conn->id, qp->qp_num, st);

@@ -55,27 +55,26 @@ static bool rq_src_get(struct eng_qp *dst, struct rq_src *s)
 	return true;
 }
 
-/* The next receive WQE, NULL when none is posted (RNR).  A malformed
- * one makes the destination QP fatal (*fatal set). */
-static const struct pv_recv_wqe *rq_peek(struct eng *e, struct eng_qp *dst,
-					 struct rq_src *s, bool *fatal)
+/* Copies the next receive WQE into *w; false when none is posted (RNR).
+ * A malformed one makes the destination QP fatal (*fatal set).  The ring
+ * slot is read once, here: everything after uses the copy. */
+static bool rq_fetch(struct eng *e, struct eng_qp *dst, struct rq_src *s,
+		     struct eng_dp_rwqe *w, bool *fatal)
 {
-	const struct pv_recv_wqe *w;
 	int n;
 
 	*fatal = false;
 	if (!rq_src_get(dst, s))
-		return NULL;
+		return false;
 	n = eng_dp_ring_avail(s->ring);
 	if (n == 0)
-		return NULL;
-	w = n > 0 ? eng_dp_ring_entry(s->ring, s->ring->own) : NULL;
-	if (!w || eng_dp_recv_wqe_check(w, s->max_sge, s->ring->esz) < 0) {
+		return false;
+	if (n < 0 || eng_dp_recv_wqe_fetch(s->ring, s->max_sge, w) < 0) {
 		*fatal = true;
 		eng_dp_qp_fatal(e, dst);
-		return NULL;
+		return false;
 	}
-	return w;
+	return true;
 }
 
 /* IBA 10.2.9.2: the limit event fires once when the WQE count drops
@@ -102,34 +101,38 @@ static void rq_complete(struct eng *e, struct eng_qp *dst, struct rq_src *s,
 }
 
 /* Checks the receive buffers for need bytes; returns the number of
- * segments, -1 for a protection error, -2 when they are too small. */
-static int recv_segs(struct eng_qp *dst, const struct pv_recv_wqe *w,
-		     uint32_t need, struct eng_seg *out)
+ * segments (at most max), -1 for a protection error, -2 when they are
+ * too small. */
+static int recv_segs(struct eng_qp *dst, const struct eng_dp_rwqe *w,
+		     uint32_t need, struct eng_seg *out, uint32_t max)
 {
-	const struct pv_wqe_sge *sge = (const void *)(w + 1);
 	struct eng_dev *d = dst->o.conn->dev;
-	int n = 0;
+	uint32_t n = 0;
 
-	for (uint32_t i = 0; i < w->num_sge && need; i++) {
-		uint32_t take = sge[i].length < need ? sge[i].length : need;
+	for (uint32_t i = 0; i < w->num_sge && i < ENG_DP_MAX_SGE && need;
+	     i++) {
+		const struct pv_wqe_sge *sg = &w->sge[i];
+		uint32_t take = sg->length < need ? sg->length : need;
 		struct eng_mr *mr;
 
 		if (!take)
 			continue;
-		mr = eng_dp_mr_find(d, sge[i].lkey, dst->pd, sge[i].addr, take,
+		if (n >= max)
+			return -2;	/* cannot happen: num_sge <= max */
+		mr = eng_dp_mr_find(d, sg->lkey, dst->pd, sg->addr, take,
 				    ENG_ACCESS_LOCAL_WRITE);
 		if (!mr)
 			return -1;
-		eng_dp_mr_seg(mr, sge[i].addr, take, &out[n++]);
+		eng_dp_mr_seg(mr, sg->addr, take, &out[n++]);
 		need -= take;
 	}
-	return need ? -2 : n;
+	return need ? -2 : (int)n;
 }
 
 /* A responder-local error: the receive WQE completes with status, the
  * destination QP goes to ERR; RC requesters get NAK rc_for_rc. */
 static int resp_local_err(struct eng *e, struct eng_qp *dst,
-			  struct rq_src *s, const struct pv_recv_wqe *w,
+			  struct rq_src *s, const struct eng_dp_rwqe *w,
 			  uint32_t status, int rc_for_rc)
 {
 	struct pv_cqe cqe = { .wr_id = w->wr_id, .status = status,
@@ -159,19 +162,20 @@ static int resp_send(struct eng *e, struct eng_qp *dst,
 	uint32_t need = m->len + (ud ? GRH_BYTES : 0), nsrc = 0;
 	uint8_t grh[GRH_BYTES];
 	struct pv_cqe cqe = { 0 };
-	const struct pv_recv_wqe *w;
+	struct eng_dp_rwqe w;
 	struct rq_src s;
 	int nd;
 
-	w = rq_peek(e, dst, &s, &fatal);
-	if (!w)
+	if (m->nsegs > ENG_DP_MAX_SGE)
+		return ENG_DP_NAK_OP;	/* the requester bounds it: a bug */
+	if (!rq_fetch(e, dst, &s, &w, &fatal))
 		return no_recv(dst, fatal);
-	nd = recv_segs(dst, w, need, dsegs);
+	nd = recv_segs(dst, &w, need, dsegs, ENG_DP_MAX_SGE);
 	if (nd == -1)
-		return resp_local_err(e, dst, &s, w, WC_LOC_PROT_ERR,
+		return resp_local_err(e, dst, &s, &w, WC_LOC_PROT_ERR,
 				      ENG_DP_NAK_OP);
 	if (nd == -2)
-		return resp_local_err(e, dst, &s, w, WC_LOC_LEN_ERR,
+		return resp_local_err(e, dst, &s, &w, WC_LOC_LEN_ERR,
 				      ENG_DP_NAK_INV);
 	if (ud) {
 		eng_dp_grh_build(grh, m->sgid, m->dgid, m->len + 8 + 12 + 8 +
@@ -183,9 +187,9 @@ static int resp_send(struct eng *e, struct eng_qp *dst,
 	memcpy(&ssegs[nsrc], m->segs, m->nsegs * sizeof(*m->segs));
 	nsrc += m->nsegs;
 	if (eng_dp_copy(dsegs, (uint32_t)nd, ssegs, nsrc, need) < 0)
-		return resp_local_err(e, dst, &s, w, WC_LOC_PROT_ERR,
+		return resp_local_err(e, dst, &s, &w, WC_LOC_PROT_ERR,
 				      ENG_DP_NAK_OP);
-	cqe.wr_id = w->wr_id;
+	cqe.wr_id = w.wr_id;
 	cqe.opcode = WC_RECV;
 	cqe.byte_len = need;
 	cqe.src_qp = m->src->qp_num;
@@ -225,20 +229,17 @@ static int access_err(struct eng *e, struct eng_qp *dst)
 static int resp_write(struct eng *e, struct eng_qp *dst,
 		      const struct eng_dp_msg *m)
 {
-	const struct pv_recv_wqe *w = NULL;
+	bool imm = m->opcode == WR_RDMA_WRITE_WITH_IMM, fatal;
 	struct pv_cqe cqe = { 0 };
+	struct eng_dp_rwqe w;
 	struct eng_seg seg;
 	struct eng_mr *mr;
 	struct rq_src s;
-	bool fatal;
 
-	if (m->opcode == WR_RDMA_WRITE_WITH_IMM) {
-		/* The immediate needs a receive WQE: no data moves until
-		 * one is there (RNR otherwise). */
-		w = rq_peek(e, dst, &s, &fatal);
-		if (!w)
-			return no_recv(dst, fatal);
-	}
+	/* The immediate needs a receive WQE: no data moves until one is
+	 * there (RNR otherwise). */
+	if (imm && !rq_fetch(e, dst, &s, &w, &fatal))
+		return no_recv(dst, fatal);
 	if (m->len) {
 		mr = remote_mr(dst, m, m->len);
 		if (!mr)
@@ -248,9 +249,9 @@ static int resp_write(struct eng *e, struct eng_qp *dst,
 			return access_err(e, dst);
 	}
 	eng_stat_add(dp_bytes, m->len);
-	if (!w)
+	if (!imm)
 		return ENG_DP_OK;
-	cqe.wr_id = w->wr_id;
+	cqe.wr_id = w.wr_id;
 	cqe.opcode = WC_RECV_RDMA_WITH_IMM;
 	cqe.byte_len = m->len;
 	cqe.imm_data = m->imm_data;

@@ -18,7 +18,8 @@ DPT_PROGS := \
 	dpt_kill \
 	dpt_pkey \
 	dpt_async \
-	dpt_gid_spoof
+	dpt_gid_spoof \
+	dpt_ring_race
 
 # $(call dpt_prog,NAME): $(DPT_DIR)/NAME from NAME.c and the harness.
 define dpt_prog
