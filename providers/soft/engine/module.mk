@@ -16,6 +16,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_dp_resp.c \
 	providers/soft/engine/eng_dp_ring.c \
 	providers/soft/engine/eng_dp_sched.c \
+	providers/soft/engine/eng_dp_sge.c \
 	providers/soft/engine/eng_dp_timer.c \
 	providers/soft/engine/eng_events.c \
 	providers/soft/engine/eng_gid_own.c \
