@@ -19,7 +19,8 @@ DPT_PROGS := \
 	dpt_pkey \
 	dpt_async \
 	dpt_gid_spoof \
-	dpt_ring_race
+	dpt_ring_race \
+	dpt_flood
 
 # $(call dpt_prog,NAME): $(DPT_DIR)/NAME from NAME.c and the harness.
 define dpt_prog
