@@ -20,7 +20,8 @@ DPT_PROGS := \
 	dpt_async \
 	dpt_gid_spoof \
 	dpt_ring_race \
-	dpt_flood
+	dpt_flood \
+	dpt_chunk_mr
 
 # $(call dpt_prog,NAME): $(DPT_DIR)/NAME from NAME.c and the harness.
 define dpt_prog
