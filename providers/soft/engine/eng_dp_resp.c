@@ -158,10 +158,15 @@ static int send_start(struct eng *e, struct eng_qp *dst, uint32_t need)
 	bool fatal;
 	int nd;
 
-	if (!rq_fetch(e, dst, &s, &dq->rx, &fatal))
-		return no_recv(dst, fatal);
-	rq_take(dst, &s);
-	dq->rx_active = true;
+	/* A message that starts again (its requester went back to its
+	 * first chunk) reuses the WQE it already took, as a retransmitted
+	 * first packet would. */
+	if (!dq->rx_active) {
+		if (!rq_fetch(e, dst, &s, &dq->rx, &fatal))
+			return no_recv(dst, fatal);
+		rq_take(dst, &s);
+		dq->rx_active = true;
+	}
 	nd = eng_dp_sge_range(dst->o.conn->dev, dst->pd, dq->rx.sge,
 			      dq->rx.num_sge, ENG_ACCESS_LOCAL_WRITE, 0, need,
 			      segs, ENG_DP_MAX_SGE);
