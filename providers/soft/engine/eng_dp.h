@@ -11,7 +11,8 @@
  *   eng_dp_grh.c    the 40-byte GRH of UD receives (pure)
  *   eng_dp_timer.c  RNR and transport timer values (pure)
  *   eng_dp_mem.c    MR lookup, memfd mapping, copies
- *   eng_dp_req.c    requester: one SQ WQE at a time
+ *   eng_dp_sge.c    SGE list ranges to checked segments, per chunk
+ *   eng_dp_req.c    requester: one SQ WQE at a time, in chunks
  *   eng_dp_resp.c   responder: receives, writes, reads, atomics
  *   eng_dp_comp.c   CQEs, arming and events, overflow
  *   eng_dp_err.c    QP error transitions and flushing
@@ -33,6 +34,28 @@
 #include "providers/soft/engine/eng.h"
 #include "providers/soft/engine/eng_obj.h"
 #include "providers/soft/pv-soft-ring-abi.h"
+
+/* Bounds of a WQE's body: eng_limits caps max_sge at 256 and max_inline
+ * at 4096, so a granted queue never needs more than this. */
+#define ENG_DP_MAX_SGE		256
+#define ENG_DP_MAX_INLINE	4096
+
+/* A receive WQE as the engine uses it: copied once out of the ring, then
+ * validated; the ring slot is never read again. */
+struct eng_dp_rwqe {
+	uint64_t wr_id;
+	uint32_t num_sge;
+	struct pv_wqe_sge sge[ENG_DP_MAX_SGE];
+};
+
+/* A send WQE likewise, with its SGE list or its inline bytes. */
+struct eng_dp_swqe {
+	struct pv_send_wqe w;
+	union {
+		struct pv_wqe_sge sge[ENG_DP_MAX_SGE];
+		uint8_t inl[ENG_DP_MAX_INLINE];
+	};
+};
 
 /* The engine's view of one ring. */
 struct eng_ring {
@@ -57,6 +80,10 @@ struct eng_dp_ctx {
 	struct pv_ctx_page *page;
 	struct eng_list link;		/* in eng_dp_sched.ctxs */
 	struct eng_conn *conn;
+	/* This client's share of the current pass (eng_dp_sched.c). */
+	uint64_t pass_seq;
+	uint64_t pass_bytes;
+	uint32_t pass_wqes;
 };
 
 struct eng_dp_cq {
@@ -86,6 +113,15 @@ struct eng_dp_qp {
 	uint32_t rnr_tries, retry_tries;
 	uint32_t dest_dev_id;		/* cache of the GID lookup */
 	bool flushed_rq_srq_event;	/* LAST_WQE_REACHED sent */
+	/* Requester: the SQ head's WQE, copied once, and how far it got
+	 * (a message moves in chunks of at most ENG_DP_CHUNK bytes). */
+	bool busy;			/* cur holds a WQE in progress */
+	uint64_t done, total;		/* bytes moved / message length */
+	struct eng_dp_swqe cur;
+	/* Responder: the receive WQE a SEND in progress scatters into,
+	 * taken off the RQ/SRQ at its first chunk, completed at its last. */
+	bool rx_active;
+	struct eng_dp_rwqe rx;
 };
 
 struct eng_dp_mr {
@@ -95,7 +131,9 @@ struct eng_dp_mr {
 };
 
 struct eng_dp_sched {
-	struct eng_list qps;		/* struct eng_dp_qp with rings */
+	struct eng_list qps;		/* struct eng_dp_qp with rings, in
+					 * round-robin order */
+	uint64_t pass_seq;
 	struct eng_list ctxs;		/* struct eng_dp_ctx */
 	uint64_t last_work_ns;
 	bool idle_set;			/* engine_idle stored in the pages */
@@ -132,6 +170,16 @@ int eng_dp_send_wqe_check(const struct pv_send_wqe *w, uint32_t qp_type,
 			  const struct pv_ipc_qp_cap *cap, uint32_t esz);
 int eng_dp_recv_wqe_check(const struct pv_recv_wqe *w, uint32_t max_sge,
 			  uint32_t esz);
+/* Reads n bytes of client-writable memory exactly once into dst (the
+ * compiler may not re-read src in place of dst afterwards). */
+void eng_dp_shm_read(void *dst, const void *src, size_t n);
+/* Copies the WQE at the consumer's position of r into engine memory and
+ * validates the copy: 0, or -EINVAL (malformed: the QP is fatal). */
+int eng_dp_recv_wqe_fetch(const struct eng_ring *r, uint32_t max_sge,
+			  struct eng_dp_rwqe *out);
+int eng_dp_send_wqe_fetch(const struct eng_ring *r, uint32_t qp_type,
+			  const struct pv_ipc_qp_cap *cap,
+			  struct eng_dp_swqe *out);
 
 /* ---- eng_dp_check.c (pure) ---- */
 /* [va, va+len) lies inside [start, start+mr_len); overflow-safe. */
@@ -218,13 +266,21 @@ void eng_dp_qp_modified(struct eng *e, struct eng_qp *qp,
 void eng_dp_qp_fatal(struct eng *e, struct eng_qp *qp);
 
 /* ---- eng_dp_resp.c ---- */
-/* What the requester hands the responder. */
+/* The unit of work the requester hands the responder: one chunk of a
+ * message (all of it for UD and atomics).  The RoCE wire's MTU
+ * segmentation cuts messages at the same seam. */
+#define ENG_DP_CHUNK		(64u * 1024)
+
+/* What the requester hands the responder: bytes [off, off + chunk) of a
+ * message of len bytes; segs hold the chunk's bytes only. */
 struct eng_dp_msg {
 	struct eng_qp *src;
 	uint32_t opcode;		/* enum ibv_wr_opcode */
 	uint32_t send_flags;
 	uint32_t imm_data;
 	uint32_t len;
+	uint32_t off, chunk;
+	bool first, last;
 	const struct eng_seg *segs;
 	uint32_t nsegs;
 	uint64_t remote_addr;
@@ -249,9 +305,27 @@ int eng_dp_resp_deliver(struct eng *e, struct eng_qp *dst,
 			const struct eng_dp_msg *m, const struct eng_seg *rd,
 			uint32_t nrd, uint64_t *atomic_orig);
 
+/* ---- eng_dp_sge.c ---- */
+/* Segments for bytes [off, off + len) of an SGE list (the engine's copy),
+ * every MR looked up again (one may be gone since the last chunk).
+ * Returns how many (at most max), -1 for a protection error, -2 when the
+ * list holds fewer bytes. */
+int eng_dp_sge_range(struct eng_dev *d, const struct eng_pd *pd,
+		     const struct pv_wqe_sge *sge, uint32_t nsge,
+		     uint32_t access, uint64_t off, uint64_t len,
+		     struct eng_seg *out, uint32_t max);
+
 /* ---- eng_dp_req.c ---- */
-/* Runs what qp's send queue holds; true if anything happened. */
-bool eng_dp_req_run(struct eng *e, struct eng_dp_qp *dq);
+/* What one turn may still do (eng_dp_sched.c hands it out). */
+struct eng_dp_budget {
+	uint64_t bytes;
+	uint32_t wqes;
+};
+
+/* Runs what qp's send queue holds within *b (charged for what it did);
+ * true if anything happened or work is left. */
+bool eng_dp_req_run(struct eng *e, struct eng_dp_qp *dq,
+		    struct eng_dp_budget *b);
 /* The live QP a requester's address names, or NULL. */
 struct eng_qp *eng_dp_find_dest(struct eng *e, struct eng_dp_qp *dq,
 				const uint8_t dgid[16], uint32_t qpn);

@@ -40,13 +40,18 @@ static bool flush_ring(struct eng *e, struct eng_qp *qp, struct eng_ring *r,
 			.qp_num = qp->qp_num,
 		};
 
+		/* Only wr_id and opcode are needed, each read once. */
 		if (send) {
-			const struct pv_send_wqe *w = ent;
+			struct pv_send_wqe w;
 
-			cqe.wr_id = w->wr_id;
-			cqe.opcode = eng_dp_wc_opcode(w->opcode);
+			eng_dp_shm_read(&w, ent, sizeof(w));
+			cqe.wr_id = w.wr_id;
+			cqe.opcode = eng_dp_wc_opcode(w.opcode);
 		} else {
-			cqe.wr_id = ((const struct pv_recv_wqe *)ent)->wr_id;
+			struct pv_recv_wqe w;
+
+			eng_dp_shm_read(&w, ent, sizeof(w));
+			cqe.wr_id = w.wr_id;
 			cqe.opcode = WC_RECV;
 		}
 		/* slot retired before its completion shows (ring ABI) */
@@ -57,6 +62,21 @@ static bool flush_ring(struct eng *e, struct eng_qp *qp, struct eng_ring *r,
 	return n > 0;
 }
 
+/* A SEND in progress holds a receive WQE already off the ring: it is
+ * outstanding too, and flushed first (it was taken first). */
+static bool flush_rx(struct eng *e, struct eng_qp *qp, struct eng_dp_qp *dq)
+{
+	struct pv_cqe cqe = { .wr_id = dq->rx.wr_id, .status = WC_WR_FLUSH_ERR,
+			      .opcode = WC_RECV, .qp_num = qp->qp_num };
+
+	if (!dq->rx_active)
+		return false;
+	dq->rx_active = false;
+	eng_dp_cqe_push(e, qp->recv_cq, &cqe, false);
+	eng_stat_inc(dp_flushed);
+	return true;
+}
+
 bool eng_dp_flush(struct eng *e, struct eng_qp *qp)
 {
 	struct eng_dp_qp *dq = qp->dp;
@@ -64,6 +84,9 @@ bool eng_dp_flush(struct eng *e, struct eng_qp *qp)
 
 	if (!dq)
 		return false;
+	/* The WQE in progress is still in its slot: flushed from there. */
+	dq->busy = false;
+	did |= flush_rx(e, qp, dq);
 	did |= flush_ring(e, qp, &dq->sq, true);
 	if (dq->rq.hdr)
 		did |= flush_ring(e, qp, &dq->rq, false);
@@ -121,4 +144,7 @@ void eng_dp_qp_modified(struct eng *e, struct eng_qp *qp,
 	dq->rnr_tries = dq->retry_tries = 0;
 	dq->dest_dev_id = 0;
 	dq->flushed_rq_srq_event = false;
+	/* RESET discards without completions, messages in progress too. */
+	dq->busy = false;
+	dq->rx_active = false;
 }

@@ -343,7 +343,9 @@ int eng_dp_cq_resize(struct eng_cq *cq, uint32_t cqe)
 	nw->ring.hdr->arm = __atomic_load_n(&old->ring.hdr->arm,
 					    __ATOMIC_ACQUIRE);
 	nw->error = old->error;
-	nw->ring.hdr->overflow = old->ring.hdr->overflow;
+	/* From the engine's own flag: the old header is the client's to
+	 * scribble on. */
+	nw->ring.hdr->overflow = old->error ? 1 : 0;
 	eng_dp_cq_free(cq);
 	cq->dp = nw;
 	return 0;

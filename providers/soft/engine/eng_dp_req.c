@@ -3,10 +3,14 @@
  * The requester: takes send WQEs off a QP's SQ ring in order, checks
  * the local side (lkeys, PD, bounds, rights, lengths), finds the
  * destination QP on this engine and hands the message to the responder,
- * then completes the WQE.  Delivery is synchronous, so a WQE is only
- * ever "in flight" while it waits on a timer: RNR (no receive posted at
- * the RC peer) or the transport timer (RC peer unreachable).  Either
- * retries the same WQE from scratch when the timer fires.
+ * then completes the WQE.  A message moves in chunks of ENG_DP_CHUNK
+ * bytes (UD datagrams and atomics in one), at most what the scheduler's
+ * budget allows per turn (eng_dp_sched.c), so one large WQE cannot hold
+ * the engine's only thread; the QP's cursor (dq->done) says where the
+ * next turn goes on, and WQEs of one QP still complete in order.  A WQE
+ * also waits on a timer: RNR (no receive posted at the RC peer) or the
+ * transport timer (RC peer unreachable); either retries the chunk that
+ * failed when it fires.
  */
 #include <string.h>
 
@@ -34,9 +38,10 @@
 #define WC_RNR_RETRY_EXC_ERR	13
 
 #define ST_WAIT			(-1)	/* WQE stays; a timer is armed */
+#define ST_MORE			(-2)	/* a chunk moved, more remain */
+#define ST_FATAL		(-3)	/* malformed WQE: QP fatal */
 #define MAX_MSG			(1ull << 31)	/* port max_msg_sz */
 #define RNR_INFINITE		7
-#define WQES_PER_PASS		32
 #define INFINITE_RECHECK_NS	(10ull * 1000 * 1000)
 
 static bool dev_has_gid(const struct eng_dev *d, const uint8_t gid[16])
@@ -100,38 +105,37 @@ struct eng_qp *eng_dp_find_dest(struct eng *e, struct eng_dp_qp *dq,
 	return dst;
 }
 
-/* The local side of a WQE as segments; returns a WC status. */
-static int local_segs(struct eng_qp *qp, const struct pv_send_wqe *w,
-		      const uint8_t *ring_wqe, struct eng_seg *segs,
-		      uint32_t *nsegs, uint64_t *len)
+/* The local side of a WQE (the engine's copy) as segments, at most
+ * ENG_DP_MAX_SGE; returns a WC status. */
+static int local_segs(struct eng_qp *qp, struct eng_dp_swqe *sw,
+		      struct eng_seg *segs, uint32_t *nsegs, uint64_t *len)
 {
-	const struct pv_wqe_sge *sge = (const void *)(ring_wqe + sizeof(*w));
+	const struct pv_send_wqe *w = &sw->w;
 	uint32_t access = w->opcode >= WR_RDMA_READ ? ENG_ACCESS_LOCAL_WRITE
 						    : 0;
 
 	*nsegs = 0;
 	*len = 0;
 	if (w->send_flags & SEND_INLINE) {
-		segs[0] = (struct eng_seg){ .ptr = (uint8_t *)sge,
+		/* Inline bytes were copied out of the ring with the WQE. */
+		segs[0] = (struct eng_seg){ .ptr = sw->inl,
 					    .len = w->inline_len };
 		*nsegs = w->inline_len ? 1 : 0;
 		*len = w->inline_len;
 		return WC_SUCCESS;
 	}
-	for (uint32_t i = 0; i < w->num_sge; i++) {
-		struct pv_wqe_sge s;
+	for (uint32_t i = 0; i < w->num_sge && i < ENG_DP_MAX_SGE; i++) {
+		const struct pv_wqe_sge *s = &sw->sge[i];
 		struct eng_mr *mr;
 
-		/* The ring is the client's memory: read each SGE once. */
-		memcpy(&s, &sge[i], sizeof(s));
-		if (!s.length)
+		if (!s->length)
 			continue;
-		mr = eng_dp_mr_find(qp->o.conn->dev, s.lkey, qp->pd, s.addr,
-				    s.length, access);
+		mr = eng_dp_mr_find(qp->o.conn->dev, s->lkey, qp->pd, s->addr,
+				    s->length, access);
 		if (!mr)
 			return WC_LOC_PROT_ERR;
-		eng_dp_mr_seg(mr, s.addr, s.length, &segs[(*nsegs)++]);
-		*len += s.length;
+		eng_dp_mr_seg(mr, s->addr, s->length, &segs[(*nsegs)++]);
+		*len += s->length;
 	}
 	return *len > MAX_MSG ? WC_LOC_LEN_ERR : WC_SUCCESS;
 }
@@ -202,12 +206,68 @@ static int rc_status(int rc)
 	return WC_SUCCESS;
 }
 
-/* Executes one WQE; returns a WC status or ST_WAIT. */
-static int req_exec(struct eng *e, struct eng_dp_qp *dq,
-		    const struct pv_send_wqe *w, const uint8_t *ring_wqe,
-		    uint64_t *ret_len)
+/* The local side of bytes [off, off + len) of the current WQE, its MRs
+ * looked up again; returns a WC status. */
+static int chunk_segs(struct eng_dp_qp *dq, uint64_t off, uint64_t len,
+		      struct eng_seg *segs, uint32_t *n)
 {
-	struct eng_seg segs[256];
+	struct eng_dp_swqe *sw = &dq->cur;
+	struct eng_qp *qp = dq->qp;
+	uint32_t access = sw->w.opcode >= WR_RDMA_READ ?
+			  ENG_ACCESS_LOCAL_WRITE : 0;
+	int nd;
+
+	*n = 0;
+	if (sw->w.send_flags & SEND_INLINE) {
+		if (off + len > sw->w.inline_len || off + len > ENG_DP_MAX_INLINE)
+			return WC_LOC_LEN_ERR;	/* validated: a bug */
+		segs[0] = (struct eng_seg){ .ptr = sw->inl + off,
+					    .len = (uint32_t)len };
+		*n = len ? 1 : 0;
+		return WC_SUCCESS;
+	}
+	nd = eng_dp_sge_range(qp->o.conn->dev, qp->pd, sw->sge, sw->w.num_sge,
+			      access, off, len, segs, ENG_DP_MAX_SGE);
+	if (nd < 0)
+		return nd == -1 ? WC_LOC_PROT_ERR : WC_LOC_LEN_ERR;
+	*n = (uint32_t)nd;
+	return WC_SUCCESS;
+}
+
+/* The destination of the current WQE (UD: also its addressing in m);
+ * NULL with *st set when there is none. */
+static struct eng_qp *req_dest(struct eng *e, struct eng_dp_qp *dq,
+			       struct eng_dp_msg *m, int *st)
+{
+	struct eng_qp *qp = dq->qp, *dst;
+
+	*st = WC_SUCCESS;
+	if (qp->init.qp_type == ENG_QPT_UD) {
+		*st = ud_dest(e, dq, &dq->cur.w, dq->total, m, &dst);
+		return *st == WC_SUCCESS ? dst : NULL;
+	}
+	dst = eng_dp_find_dest(e, dq, qp->attr.ah_attr.dgid,
+			       qp->attr.dest_qp_num);
+	/* Connected to us: its QP number and its remote GID, which must be
+	 * ours (QP numbers are per device, so the number alone would let
+	 * any pod speak for the real peer). */
+	if (dst && (dst->attr.dest_qp_num != qp->qp_num ||
+		    !dev_has_gid(qp->o.conn->dev, dst->attr.ah_attr.dgid)))
+		dst = NULL;
+	if (!dst && qp->init.qp_type == ENG_QPT_RC)
+		*st = retry_wait(dq);
+	return dst;
+}
+
+/* Moves the next chunk of the current WQE (all of it for UD and
+ * atomics); returns a WC status once the WQE is done, ST_MORE when a
+ * chunk moved and more remain, or ST_WAIT.  *moved: bytes this chunk. */
+static int req_chunk(struct eng *e, struct eng_dp_qp *dq, uint64_t *moved)
+{
+	const struct pv_send_wqe *w = &dq->cur.w;
+	bool atomic = w->opcode >= WR_ATOMIC_CMP_AND_SWP;
+	uint64_t left = dq->total - dq->done, chunk = left;
+	struct eng_seg segs[ENG_DP_MAX_SGE];
 	struct eng_qp *qp = dq->qp, *dst;
 	struct eng_dp_msg m = { .src = qp, .opcode = w->opcode,
 				.send_flags = w->send_flags,
@@ -218,42 +278,41 @@ static int req_exec(struct eng *e, struct eng_dp_qp *dq,
 	uint32_t n;
 	int st, rc;
 
-	st = local_segs(qp, w, ring_wqe, segs, &n, ret_len);
+	*moved = 0;
+	if (atomic)
+		chunk = 8;
+	else if (qp->init.qp_type != ENG_QPT_UD && chunk > ENG_DP_CHUNK)
+		chunk = ENG_DP_CHUNK;
+	st = chunk_segs(dq, dq->done, chunk, segs, &n);
 	if (st != WC_SUCCESS)
 		return st;
-	if (w->opcode >= WR_ATOMIC_CMP_AND_SWP && *ret_len < 8)
-		return WC_LOC_LEN_ERR;
-	m.len = w->opcode >= WR_ATOMIC_CMP_AND_SWP ? 8 : (uint32_t)*ret_len;
+	m.len = atomic ? 8 : (uint32_t)dq->total;
+	m.off = (uint32_t)dq->done;
+	m.chunk = (uint32_t)chunk;
+	m.first = dq->done == 0;
+	m.last = atomic || dq->done + chunk == dq->total;
 	m.segs = segs;
 	m.nsegs = n;
-	if (qp->init.qp_type == ENG_QPT_UD) {
-		st = ud_dest(e, dq, w, *ret_len, &m, &dst);
-		if (st != WC_SUCCESS || !dst)
-			return st;
-	} else {
-		dst = eng_dp_find_dest(e, dq, qp->attr.ah_attr.dgid,
-				       qp->attr.dest_qp_num);
-		/* Connected to us: its QP number and its remote GID, which
-		 * must be ours (QP numbers are per device, so the number
-		 * alone would let any pod speak for the real peer). */
-		if (dst && (dst->attr.dest_qp_num != qp->qp_num ||
-			    !dev_has_gid(qp->o.conn->dev,
-					 dst->attr.ah_attr.dgid)))
-			dst = NULL;
-		if (!dst)
-			return qp->init.qp_type == ENG_QPT_RC ?
-			       retry_wait(dq) : WC_SUCCESS;
-	}
+	dst = req_dest(e, dq, &m, &st);
+	if (!dst)
+		return st;	/* UC/UD: the message is lost */
 	rc = eng_dp_resp_deliver(e, dst, &m, segs, n, &orig);
 	if (rc == ENG_DP_RNR)
 		return rnr_wait(dq, dst);
-	if (rc == ENG_DP_OK && w->opcode >= WR_ATOMIC_CMP_AND_SWP) {
+	if (rc == ENG_DP_OK && atomic) {
 		struct eng_seg o = { .ptr = (uint8_t *)&orig, .len = 8 };
 
 		if (eng_dp_copy(segs, n, &o, 1, 8) < 0)
 			return WC_LOC_PROT_ERR;
 	}
-	return rc_status(rc);
+	if (rc != ENG_DP_OK || m.last)
+		return rc_status(rc);
+	dq->done += chunk;
+	*moved = chunk;
+	dq->timer_kind = ENG_DP_TIMER_NONE;
+	dq->timer_at = 0;
+	dq->rnr_tries = dq->retry_tries = 0;
+	return ST_MORE;
 }
 
 static void req_complete(struct eng *e, struct eng_qp *qp,
@@ -271,33 +330,62 @@ static void req_complete(struct eng *e, struct eng_qp *qp,
 	eng_dp_cqe_push(e, qp->send_cq, &cqe, false);
 }
 
-/* Runs one WQE at the ring's head; false when it must wait. */
-static bool req_one(struct eng *e, struct eng_dp_qp *dq)
+/* Starts the WQE at the ring's head: copies it (the slot is read once;
+ * the copy is used until the WQE completes, across chunks and RNR or
+ * transport retries) and checks its whole local side.  A WC status. */
+static int req_start(struct eng *e, struct eng_dp_qp *dq)
 {
+	struct eng_seg segs[ENG_DP_MAX_SGE];
 	struct eng_qp *qp = dq->qp;
-	const uint8_t *ring_wqe = eng_dp_ring_entry(&dq->sq, dq->sq.own);
-	struct pv_send_wqe w;
-	uint64_t len = 0;
+	uint32_t n;
 	int st;
 
-	memcpy(&w, ring_wqe, sizeof(w));
-	if (eng_dp_send_wqe_check(&w, qp->init.qp_type, &qp->init.cap,
-				  dq->sq.esz) < 0) {
+	if (eng_dp_send_wqe_fetch(&dq->sq, qp->init.qp_type, &qp->init.cap,
+				  &dq->cur) < 0)
+		return ST_FATAL;
+	dq->busy = true;
+	dq->done = 0;
+	st = local_segs(qp, &dq->cur, segs, &n, &dq->total);
+	if (st == WC_SUCCESS && dq->cur.w.opcode >= WR_ATOMIC_CMP_AND_SWP &&
+	    dq->total < 8)
+		st = WC_LOC_LEN_ERR;
+	return st;
+}
+
+/* Runs the head WQE for at most one chunk; false when the QP must stop
+ * (waiting, failed or fatal).  *moved: bytes moved. */
+static bool req_one(struct eng *e, struct eng_dp_qp *dq, uint64_t *moved,
+		    bool *completed)
+{
+	struct eng_qp *qp = dq->qp;
+	int st = WC_SUCCESS;
+
+	*moved = 0;
+	*completed = false;
+	if (!dq->busy)
+		st = req_start(e, dq);
+	if (st == ST_FATAL) {
 		eng_dp_qp_fatal(e, qp);
 		return false;
 	}
-	st = req_exec(e, dq, &w, ring_wqe, &len);
+	if (st == WC_SUCCESS)
+		st = req_chunk(e, dq, moved);
 	if (st == ST_WAIT)
 		return false;
+	if (st == ST_MORE)
+		return true;
+	dq->busy = false;
 	dq->timer_kind = ENG_DP_TIMER_NONE;
 	dq->timer_at = 0;
 	dq->rnr_tries = dq->retry_tries = 0;
 	eng_stat_inc(dp_wqes);
+	*moved = dq->total - dq->done;
+	*completed = true;
 	/* Retire the slot before the completion is visible: an application
 	 * that reuses a slot as soon as it polls the CQE must find it free
-	 * (pv-soft-ring-abi.h, slot reuse order).  w is a private copy. */
+	 * (pv-soft-ring-abi.h, slot reuse order).  cur is a private copy. */
 	eng_dp_ring_consume(&dq->sq);
-	req_complete(e, qp, &w, st, len);
+	req_complete(e, qp, &dq->cur.w, st, dq->total);
 	if (st != WC_SUCCESS) {
 		eng_dbg("client %u: QP %u: WQE failed with status %d",
 			qp->o.conn->id, qp->qp_num, st);
@@ -307,7 +395,12 @@ static bool req_one(struct eng *e, struct eng_dp_qp *dq)
 	return true;
 }
 
-bool eng_dp_req_run(struct eng *e, struct eng_dp_qp *dq)
+/* Every WQE costs at least this much of a budget, so a flood of empty
+ * ones is bounded by bytes as well as by count. */
+#define WQE_MIN_COST	256
+
+bool eng_dp_req_run(struct eng *e, struct eng_dp_qp *dq,
+		    struct eng_dp_budget *b)
 {
 	struct eng_qp *qp = dq->qp;
 	bool did = false;
@@ -321,16 +414,25 @@ bool eng_dp_req_run(struct eng *e, struct eng_dp_qp *dq)
 	if (dq->timer_kind != ENG_DP_TIMER_NONE &&
 	    eng_dp_now_ns() < dq->timer_at)
 		return false;
-	for (int i = 0; i < WQES_PER_PASS; i++) {
-		int n = eng_dp_ring_avail(&dq->sq);
+	while (b->wqes && b->bytes) {
+		int n = dq->busy ? 1 : eng_dp_ring_avail(&dq->sq);
+		uint64_t moved, cost;
+		bool completed, go;
 
 		if (n < 0) {
 			eng_dp_qp_fatal(e, qp);
 			return true;
 		}
-		if (n == 0 || !req_one(e, dq))
+		if (n == 0)
 			break;
+		go = req_one(e, dq, &moved, &completed);
+		cost = moved > WQE_MIN_COST ? moved : WQE_MIN_COST;
+		b->bytes = b->bytes > cost ? b->bytes - cost : 0;
+		if (completed)
+			b->wqes--;
 		did = true;
+		if (!go)
+			break;
 	}
 	return did || qp->state == ENG_QPS_ERR;
 }

@@ -56,27 +56,26 @@ static bool rq_src_get(struct eng_qp *dst, struct rq_src *s)
 	return true;
 }
 
-/* The next receive WQE, NULL when none is posted (RNR).  A malformed
- * one makes the destination QP fatal (*fatal set). */
-static const struct pv_recv_wqe *rq_peek(struct eng *e, struct eng_qp *dst,
-					 struct rq_src *s, bool *fatal)
+/* Copies the next receive WQE into *w; false when none is posted (RNR).
+ * A malformed one makes the destination QP fatal (*fatal set).  The ring
+ * slot is read once, here: everything after uses the copy. */
+static bool rq_fetch(struct eng *e, struct eng_qp *dst, struct rq_src *s,
+		     struct eng_dp_rwqe *w, bool *fatal)
 {
-	const struct pv_recv_wqe *w;
 	int n;
 
 	*fatal = false;
 	if (!rq_src_get(dst, s))
-		return NULL;
+		return false;
 	n = eng_dp_ring_avail(s->ring);
 	if (n == 0)
-		return NULL;
-	w = n > 0 ? eng_dp_ring_entry(s->ring, s->ring->own) : NULL;
-	if (!w || eng_dp_recv_wqe_check(w, s->max_sge, s->ring->esz) < 0) {
+		return false;
+	if (n < 0 || eng_dp_recv_wqe_fetch(s->ring, s->max_sge, w) < 0) {
 		*fatal = true;
 		eng_dp_qp_fatal(e, dst);
-		return NULL;
+		return false;
 	}
-	return w;
+	return true;
 }
 
 /* IBA 10.2.9.2: the limit event fires once when the WQE count drops
@@ -92,51 +91,50 @@ static void srq_limit_check(struct eng_srq *srq)
 	}
 }
 
-static void rq_complete(struct eng *e, struct eng_qp *dst, struct rq_src *s,
-			struct pv_cqe *cqe, bool solicited)
+/* Takes the fetched WQE off the ring: from here the engine's copy is
+ * the only one (the slot is the application's again). */
+static void rq_take(struct eng_qp *dst, struct rq_src *s)
 {
 	eng_dp_ring_consume(s->ring);
 	if (dst->srq)
 		srq_limit_check(dst->srq);
+}
+
+static void rq_cqe(struct eng *e, struct eng_qp *dst, struct pv_cqe *cqe,
+		   bool solicited)
+{
 	cqe->qp_num = dst->qp_num;
 	eng_dp_cqe_push(e, dst->recv_cq, cqe, solicited);
 }
 
-/* Checks the receive buffers for need bytes; returns the number of
- * segments, -1 for a protection error, -2 when they are too small. */
-static int recv_segs(struct eng_qp *dst, const struct pv_recv_wqe *w,
-		     uint32_t need, struct eng_seg *out)
+/* Whether a receive WQE is posted, without taking it. */
+static bool rq_has(struct eng *e, struct eng_qp *dst, bool *fatal)
 {
-	const struct pv_wqe_sge *sge = (const void *)(w + 1);
-	struct eng_dev *d = dst->o.conn->dev;
-	int n = 0;
+	struct rq_src s;
+	int n;
 
-	for (uint32_t i = 0; i < w->num_sge && need; i++) {
-		uint32_t take = sge[i].length < need ? sge[i].length : need;
-		struct eng_mr *mr;
-
-		if (!take)
-			continue;
-		mr = eng_dp_mr_find(d, sge[i].lkey, dst->pd, sge[i].addr, take,
-				    ENG_ACCESS_LOCAL_WRITE);
-		if (!mr)
-			return -1;
-		eng_dp_mr_seg(mr, sge[i].addr, take, &out[n++]);
-		need -= take;
+	*fatal = false;
+	if (!rq_src_get(dst, &s))
+		return false;
+	n = eng_dp_ring_avail(s.ring);
+	if (n < 0) {
+		*fatal = true;
+		eng_dp_qp_fatal(e, dst);
 	}
-	return need ? -2 : n;
+	return n > 0;
 }
 
-/* A responder-local error: the receive WQE completes with status, the
- * destination QP goes to ERR; RC requesters get NAK rc_for_rc. */
-static int resp_local_err(struct eng *e, struct eng_qp *dst,
-			  struct rq_src *s, const struct pv_recv_wqe *w,
+/* A responder-local error: the (taken) receive WQE completes with
+ * status, the destination QP goes to ERR; RC requesters get NAK
+ * rc_for_rc. */
+static int resp_local_err(struct eng *e, struct eng_qp *dst, uint64_t wr_id,
 			  uint32_t status, int rc_for_rc)
 {
-	struct pv_cqe cqe = { .wr_id = w->wr_id, .status = status,
+	struct pv_cqe cqe = { .wr_id = wr_id, .status = status,
 			      .opcode = WC_RECV };
 
-	rq_complete(e, dst, s, &cqe, false);
+	dst->dp->rx_active = false;	/* completed here, not flushed */
+	rq_cqe(e, dst, &cqe, false);
 	eng_dp_qp_error(e, dst);
 	return dst->init.qp_type == ENG_QPT_RC ? rc_for_rc : ENG_DP_DROP;
 }
@@ -150,30 +148,70 @@ static int no_recv(struct eng_qp *dst, bool fatal)
 	return fatal ? ENG_DP_NAK_OP : ENG_DP_RNR;
 }
 
-/* SEND and SEND_WITH_IMM: scatter into the next receive WQE (UD: after
- * the 40-byte GRH). */
+/* First chunk of a SEND: takes the next receive WQE into dst's rx and
+ * checks that it can hold the whole message (need bytes).  ENG_DP_OK or
+ * the result to return. */
+static int send_start(struct eng *e, struct eng_qp *dst, uint32_t need)
+{
+	struct eng_dp_qp *dq = dst->dp;
+	struct eng_seg segs[ENG_DP_MAX_SGE];
+	struct rq_src s;
+	bool fatal;
+	int nd;
+
+	/* A message that starts again (its requester went back to its
+	 * first chunk) reuses the WQE it already took, as a retransmitted
+	 * first packet would. */
+	if (!dq->rx_active) {
+		if (!rq_fetch(e, dst, &s, &dq->rx, &fatal))
+			return no_recv(dst, fatal);
+		rq_take(dst, &s);
+		dq->rx_active = true;
+	}
+	nd = eng_dp_sge_range(dst->o.conn->dev, dst->pd, dq->rx.sge,
+			      dq->rx.num_sge, ENG_ACCESS_LOCAL_WRITE, 0, need,
+			      segs, ENG_DP_MAX_SGE);
+	if (nd == -1)
+		return resp_local_err(e, dst, dq->rx.wr_id, WC_LOC_PROT_ERR,
+				      ENG_DP_NAK_OP);
+	if (nd == -2)
+		return resp_local_err(e, dst, dq->rx.wr_id, WC_LOC_LEN_ERR,
+				      ENG_DP_NAK_INV);
+	return ENG_DP_OK;
+}
+
+/* SEND and SEND_WITH_IMM: scatter each chunk into the receive WQE taken
+ * at the first one (UD: one chunk, after the 40-byte GRH); complete it
+ * at the last. */
 static int resp_send(struct eng *e, struct eng_qp *dst,
 		     const struct eng_dp_msg *m)
 {
 	struct eng_seg dsegs[MAX_SEGS], ssegs[MAX_SEGS];
-	bool ud = dst->init.qp_type == ENG_QPT_UD, fatal;
-	uint32_t need = m->len + (ud ? GRH_BYTES : 0), nsrc = 0;
+	bool ud = dst->init.qp_type == ENG_QPT_UD;
+	uint32_t hdr = ud ? GRH_BYTES : 0, nsrc = 0, n;
 	uint8_t grh[GRH_BYTES];
 	struct pv_cqe cqe = { 0 };
-	const struct pv_recv_wqe *w;
-	struct rq_src s;
-	int nd;
+	struct eng_dp_qp *dq = dst->dp;
+	int nd, rc;
 
-	w = rq_peek(e, dst, &s, &fatal);
-	if (!w)
-		return no_recv(dst, fatal);
-	nd = recv_segs(dst, w, need, dsegs);
-	if (nd == -1)
-		return resp_local_err(e, dst, &s, w, WC_LOC_PROT_ERR,
+	if (m->nsegs > ENG_DP_MAX_SGE || !dq || (ud && !(m->first && m->last)))
+		return ENG_DP_NAK_OP;	/* the requester bounds these */
+	if (m->first) {
+		rc = send_start(e, dst, m->len + hdr);
+		if (rc != ENG_DP_OK)
+			return rc;
+	} else if (!dq->rx_active) {
+		return ENG_DP_NAK_INV;	/* no message in progress here */
+	}
+	/* Looked up again: an MR deregistered mid-message fails it. */
+	n = m->chunk + (m->first ? hdr : 0);
+	nd = eng_dp_sge_range(dst->o.conn->dev, dst->pd, dq->rx.sge,
+			      dq->rx.num_sge, ENG_ACCESS_LOCAL_WRITE,
+			      m->first ? 0 : (uint64_t)m->off + hdr, n, dsegs,
+			      ENG_DP_MAX_SGE);
+	if (nd < 0)
+		return resp_local_err(e, dst, dq->rx.wr_id, WC_LOC_PROT_ERR,
 				      ENG_DP_NAK_OP);
-	if (nd == -2)
-		return resp_local_err(e, dst, &s, w, WC_LOC_LEN_ERR,
-				      ENG_DP_NAK_INV);
 	if (ud) {
 		eng_dp_grh_build(grh, m->sgid, m->dgid, m->len + 8 + 12 + 8 +
 				 4, m->traffic_class, m->flow_label,
@@ -183,32 +221,35 @@ static int resp_send(struct eng *e, struct eng_qp *dst,
 	}
 	memcpy(&ssegs[nsrc], m->segs, m->nsegs * sizeof(*m->segs));
 	nsrc += m->nsegs;
-	if (eng_dp_copy(dsegs, (uint32_t)nd, ssegs, nsrc, need) < 0)
-		return resp_local_err(e, dst, &s, w, WC_LOC_PROT_ERR,
+	if (eng_dp_copy(dsegs, (uint32_t)nd, ssegs, nsrc, n) < 0)
+		return resp_local_err(e, dst, dq->rx.wr_id, WC_LOC_PROT_ERR,
 				      ENG_DP_NAK_OP);
-	cqe.wr_id = w->wr_id;
+	eng_stat_add(dp_bytes, m->chunk);
+	if (!m->last)
+		return ENG_DP_OK;
+	dq->rx_active = false;
+	cqe.wr_id = dq->rx.wr_id;
 	cqe.opcode = WC_RECV;
-	cqe.byte_len = need;
+	cqe.byte_len = m->len + hdr;
 	cqe.src_qp = m->src->qp_num;
 	if (m->opcode == WR_SEND_WITH_IMM) {
 		cqe.imm_data = m->imm_data;
 		cqe.wc_flags |= WC_WITH_IMM;
 	}
-	rq_complete(e, dst, &s, &cqe, m->send_flags & SEND_SOLICITED);
-	eng_stat_add(dp_bytes, m->len);
+	rq_cqe(e, dst, &cqe, m->send_flags & SEND_SOLICITED);
 	return ENG_DP_OK;
 }
 
 /* The remote MR an RDMA or atomic names, with the destination QP's own
  * remote rights (IBA 10.6.3.3, 9.7.5.1.x); NULL when not allowed. */
 static struct eng_mr *remote_mr(struct eng_qp *dst, const struct eng_dp_msg *m,
-				uint64_t len)
+				uint64_t va, uint64_t len)
 {
 	uint32_t need = eng_dp_remote_access_for(m->opcode);
 
 	if ((dst->attr.qp_access_flags & need) != need)
 		return NULL;
-	return eng_dp_rguard_mr(dst, m, len, need);
+	return eng_dp_rguard_mr(dst, m, va, len, need);
 }
 
 /* Remote access violation: RC NAKs and its responder enters ERR
@@ -223,41 +264,45 @@ static int access_err(struct eng *e, struct eng_qp *dst)
 	return ENG_DP_NAK_ACCESS;
 }
 
+/* RDMA WRITE, one chunk at a time, each checked against the MR as it is
+ * now.  WITH_IMM needs a receive WQE: no data moves until one is there
+ * (RNR otherwise); it is taken and completed at the last chunk. */
 static int resp_write(struct eng *e, struct eng_qp *dst,
 		      const struct eng_dp_msg *m)
 {
-	const struct pv_recv_wqe *w = NULL;
+	bool imm = m->opcode == WR_RDMA_WRITE_WITH_IMM, fatal;
+	uint64_t va = m->remote_addr + m->off;
 	struct pv_cqe cqe = { 0 };
+	struct eng_dp_rwqe w;
 	struct eng_seg seg;
 	struct eng_mr *mr;
 	struct rq_src s;
-	bool fatal;
 
-	if (m->opcode == WR_RDMA_WRITE_WITH_IMM) {
-		/* The immediate needs a receive WQE: no data moves until
-		 * one is there (RNR otherwise). */
-		w = rq_peek(e, dst, &s, &fatal);
-		if (!w)
-			return no_recv(dst, fatal);
-	}
-	if (m->len) {
-		mr = remote_mr(dst, m, m->len);
+	if (imm && m->first && !rq_has(e, dst, &fatal))
+		return no_recv(dst, fatal);
+	if (m->chunk) {
+		mr = remote_mr(dst, m, va, m->chunk);
 		if (!mr)
 			return access_err(e, dst);
-		eng_dp_mr_seg(mr, m->remote_addr, m->len, &seg);
-		if (eng_dp_copy(&seg, 1, m->segs, m->nsegs, m->len) < 0)
+		eng_dp_mr_seg(mr, va, m->chunk, &seg);
+		if (eng_dp_copy(&seg, 1, m->segs, m->nsegs, m->chunk) < 0)
 			return access_err(e, dst);
 	}
-	eng_stat_add(dp_bytes, m->len);
-	if (!w)
+	eng_stat_add(dp_bytes, m->chunk);
+	if (!imm || !m->last)
 		return ENG_DP_OK;
-	cqe.wr_id = w->wr_id;
+	/* Gone since the first chunk (another QP of the SRQ took it): the
+	 * requester retries this last chunk after the RNR timer. */
+	if (!rq_fetch(e, dst, &s, &w, &fatal))
+		return no_recv(dst, fatal);
+	rq_take(dst, &s);
+	cqe.wr_id = w.wr_id;
 	cqe.opcode = WC_RECV_RDMA_WITH_IMM;
 	cqe.byte_len = m->len;
 	cqe.imm_data = m->imm_data;
 	cqe.wc_flags = WC_WITH_IMM;
 	cqe.src_qp = m->src->qp_num;
-	rq_complete(e, dst, &s, &cqe, m->send_flags & SEND_SOLICITED);
+	rq_cqe(e, dst, &cqe, m->send_flags & SEND_SOLICITED);
 	return ENG_DP_OK;
 }
 
@@ -265,18 +310,19 @@ static int resp_read(struct eng *e, struct eng_qp *dst,
 		     const struct eng_dp_msg *m, const struct eng_seg *rd,
 		     uint32_t nrd)
 {
+	uint64_t va = m->remote_addr + m->off;
 	struct eng_seg seg;
 	struct eng_mr *mr;
 
-	if (!m->len)
+	if (!m->chunk)
 		return ENG_DP_OK;
-	mr = remote_mr(dst, m, m->len);
+	mr = remote_mr(dst, m, va, m->chunk);
 	if (!mr)
 		return access_err(e, dst);
-	eng_dp_mr_seg(mr, m->remote_addr, m->len, &seg);
-	if (eng_dp_copy(rd, nrd, &seg, 1, m->len) < 0)
+	eng_dp_mr_seg(mr, va, m->chunk, &seg);
+	if (eng_dp_copy(rd, nrd, &seg, 1, m->chunk) < 0)
 		return access_err(e, dst);
-	eng_stat_add(dp_bytes, m->len);
+	eng_stat_add(dp_bytes, m->chunk);
 	return ENG_DP_OK;
 }
 
@@ -292,7 +338,7 @@ static int resp_atomic(struct eng *e, struct eng_qp *dst,
 		eng_dp_qp_error(e, dst);
 		return ENG_DP_NAK_INV;
 	}
-	mr = remote_mr(dst, m, 8);
+	mr = remote_mr(dst, m, m->remote_addr, 8);
 	if (!mr)
 		return access_err(e, dst);
 	eng_dp_mr_seg(mr, m->remote_addr, 8, &seg);

@@ -161,3 +161,51 @@ int eng_dp_recv_wqe_check(const struct pv_recv_wqe *w, uint32_t max_sge,
 		return -EINVAL;
 	return 0;
 }
+
+void eng_dp_shm_read(void *dst, const void *src, size_t n)
+{
+	memcpy(dst, src, n);
+	/* dst escapes and memory is clobbered: every later use of the copy
+	 * must load the copy, never src again. */
+	__asm__ __volatile__("" : : "r"(dst) : "memory");
+}
+
+int eng_dp_recv_wqe_fetch(const struct eng_ring *r, uint32_t max_sge,
+			  struct eng_dp_rwqe *out)
+{
+	const uint8_t *ent = eng_dp_ring_entry(r, r->own);
+	struct pv_recv_wqe h;
+
+	eng_dp_shm_read(&h, ent, sizeof(h));
+	if (eng_dp_recv_wqe_check(&h, max_sge, r->esz) < 0 ||
+	    h.num_sge > ENG_DP_MAX_SGE)
+		return -EINVAL;
+	out->wr_id = h.wr_id;
+	out->num_sge = h.num_sge;
+	eng_dp_shm_read(out->sge, ent + sizeof(h),
+			(size_t)h.num_sge * sizeof(out->sge[0]));
+	return 0;
+}
+
+int eng_dp_send_wqe_fetch(const struct eng_ring *r, uint32_t qp_type,
+			  const struct pv_ipc_qp_cap *cap,
+			  struct eng_dp_swqe *out)
+{
+	const uint8_t *ent = eng_dp_ring_entry(r, r->own);
+	size_t body;
+
+	eng_dp_shm_read(&out->w, ent, sizeof(out->w));
+	if (eng_dp_send_wqe_check(&out->w, qp_type, cap, r->esz) < 0)
+		return -EINVAL;
+	if (out->w.send_flags & SEND_INLINE) {
+		if (out->w.inline_len > ENG_DP_MAX_INLINE)
+			return -EINVAL;
+		body = out->w.inline_len;
+	} else {
+		if (out->w.num_sge > ENG_DP_MAX_SGE)
+			return -EINVAL;
+		body = (size_t)out->w.num_sge * sizeof(out->sge[0]);
+	}
+	eng_dp_shm_read(out->inl, ent + sizeof(out->w), body);
+	return 0;
+}

@@ -2,7 +2,8 @@
 /*
  * Which rings have work, and when the engine may sleep.
  *
- * While there is work the engine rescans every mapped send queue after
+ * While there is work the engine rescans the mapped send queues, round
+ * robin within a bounded budget per QP, per client and per pass, after
  * each epoll batch and keeps polling (epoll with a zero timeout) for
  * dp_spin_us after the last work it found, yielding the CPU between
  * passes: on a 2-core node the applications it serves busy-poll their
@@ -32,6 +33,18 @@
 #define ENG_DP_BACKOFF_MIN_NS	(10ull * 1000 * 1000)
 #define ENG_DP_BACKOFF_MAX_NS	(1000ull * 1000 * 1000)
 
+/* Bounded work (issue 8, finding 5).  A QP's turn moves at most
+ * PV_QP_TURN_BYTES (a chunk or two) or PV_QP_TURN_WQES WQEs; one client
+ * gets at most PV_CLIENT_PASS_* over all its QPs in a pass; a pass ends
+ * after PV_PASS_* and the loop returns to epoll, so requests and other
+ * pods are served within about one pass (~100 us of copying). */
+#define PV_QP_TURN_BYTES	(2ull * ENG_DP_CHUNK)
+#define PV_QP_TURN_WQES		16u
+#define PV_CLIENT_PASS_BYTES	(4ull * ENG_DP_CHUNK)
+#define PV_CLIENT_PASS_WQES	64u
+#define PV_PASS_BYTES		(16ull * ENG_DP_CHUNK)
+#define PV_PASS_WQES		256u
+
 struct eng_dp_sched *eng_dp_sched_get(struct eng *e)
 {
 	if (!e->dp) {
@@ -50,21 +63,93 @@ void eng_dp_sched_fini(struct eng *e)
 	e->dp = NULL;
 }
 
+/* Client's share of the pass so far (reset when a new pass starts). */
+static struct eng_dp_ctx *pass_share(struct eng_dp_sched *s,
+				     struct eng_dp_qp *dq)
+{
+	struct eng_dp_ctx *x = dq->qp->o.conn->dp;
+
+	if (x && x->pass_seq != s->pass_seq) {
+		x->pass_seq = s->pass_seq;
+		x->pass_bytes = 0;
+		x->pass_wqes = 0;
+	}
+	return x;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* One turn of dq within what the pass and its client have left. */
+static bool qp_turn(struct eng *e, struct eng_dp_sched *s,
+		    struct eng_dp_qp *dq, struct eng_dp_budget *pass,
+		    bool *starved)
+{
+	struct eng_dp_ctx *x = pass_share(s, dq);
+	struct eng_dp_budget b = { PV_QP_TURN_BYTES, PV_QP_TURN_WQES };
+	bool did;
+
+	b.bytes = min_u64(b.bytes, pass->bytes);
+	b.wqes = (uint32_t)min_u64(b.wqes, pass->wqes);
+	if (x) {
+		b.bytes = min_u64(b.bytes, PV_CLIENT_PASS_BYTES -
+				  min_u64(x->pass_bytes, PV_CLIENT_PASS_BYTES));
+		b.wqes = (uint32_t)min_u64(b.wqes, PV_CLIENT_PASS_WQES -
+			 min_u64(x->pass_wqes, PV_CLIENT_PASS_WQES));
+	}
+	if (!b.bytes || !b.wqes) {
+		/* This client had its share: its QPs wait for the next
+		 * pass, which comes at once (work is pending). */
+		*starved = true;
+		return false;
+	}
+	{
+		uint64_t b0 = b.bytes;
+		uint32_t w0 = b.wqes;
+
+		did = eng_dp_req_run(e, dq, &b);
+		pass->bytes -= min_u64(pass->bytes, b0 - b.bytes);
+		pass->wqes -= (uint32_t)min_u64(pass->wqes, w0 - b.wqes);
+		if (x) {
+			x->pass_bytes += b0 - b.bytes;
+			x->pass_wqes += w0 - b.wqes;
+		}
+	}
+	return did;
+}
+
 bool eng_dp_run(struct eng *e)
 {
 	struct eng_dp_sched *s = e->dp;
-	struct eng_list *pos, *tmp;
-	bool did = false;
+	struct eng_dp_budget pass = { PV_PASS_BYTES, PV_PASS_WQES };
+	bool did = false, starved = false;
+	size_t n = 0;
 
 	if (!s)
 		return false;
-	/* Requesters neither free QPs nor unlink them: safe iteration. */
-	eng_list_for_each_safe(pos, tmp, &s->qps)
-		did |= eng_dp_req_run(e, eng_container_of(pos,
-					struct eng_dp_qp, link));
-	if (did)
+	s->pass_seq++;
+	for (struct eng_list *p = s->qps.next; p != &s->qps; p = p->next)
+		n++;
+	/* Round robin: each QP moves to the tail as it takes its turn, so
+	 * a pass cut short by its budget resumes with the QPs it did not
+	 * reach.  Requesters neither free QPs nor unlink them. */
+	for (size_t i = 0; i < n && !eng_list_empty(&s->qps); i++) {
+		struct eng_list *p = s->qps.next;
+
+		if (!pass.bytes || !pass.wqes) {
+			starved = true;
+			break;
+		}
+		eng_list_del(p);
+		eng_list_add_tail(&s->qps, p);
+		did |= qp_turn(e, s, eng_container_of(p, struct eng_dp_qp,
+						      link), &pass, &starved);
+	}
+	if (did || starved)
 		s->last_work_ns = eng_dp_now_ns();
-	return did;
+	return did || starved;
 }
 
 static void set_idle(struct eng_dp_sched *s, uint32_t v)

@@ -18,6 +18,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_dp_resp.c \
 	providers/soft/engine/eng_dp_ring.c \
 	providers/soft/engine/eng_dp_sched.c \
+	providers/soft/engine/eng_dp_sge.c \
 	providers/soft/engine/eng_dp_timer.c \
 	providers/soft/engine/eng_events.c \
 	providers/soft/engine/eng_fdcheck.c \
@@ -99,6 +100,7 @@ ALL_TARGETS += $(ENG_CLIENT)
 
 # The data path's pure pieces (no I/O).
 $(eval $(call unit_test,test_eng_dp,tests/unit/engine/test_eng_dp.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_dp_check.o eng_dp_grh.o eng_dp_ring.o eng_dp_timer.o),))
+$(eval $(call unit_test,test_eng_dp_race,tests/unit/engine/test_eng_dp_race.c,$(OBJDIR)/providers/soft/engine/eng_dp_ring.o,))
 
 # Data-path error semantics through our libibverbs (tests/integration/
 # engine_dp.sh runs it in a pod namespace).

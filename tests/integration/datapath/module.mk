@@ -23,7 +23,10 @@ DPT_PROGS := \
 	dpt_reuse \
 	dpt_qkey \
 	dpt_engine_death \
-	dpt_restart
+	dpt_restart \
+	dpt_ring_race \
+	dpt_flood \
+	dpt_chunk_mr
 
 # $(call dpt_prog,NAME): $(DPT_DIR)/NAME from NAME.c and the harness.
 define dpt_prog
