@@ -40,7 +40,7 @@ bench: all
 headers-check:
 	@set -e; for h in $(HEADERS_CHECK); do \
 		printf '#include "%s"\n' "$$h" | \
-		$(CC) $(BASE_CPPFLAGS) -std=gnu11 -Wall -Wextra -Werror \
+		$(CC) $(BASE_CPPFLAGS) -U_FORTIFY_SOURCE -std=gnu11 -Wall -Wextra -Werror \
 			-x c -fsyntax-only - || { echo "header $$h"; exit 1; }; \
 	done; echo "headers-check: $(words $(HEADERS_CHECK)) headers OK"
 
@@ -48,5 +48,8 @@ install: all $(INSTALL_TARGETS)
 
 clean:
 	rm -rf $(BUILD) $(CLEAN_EXTRA)
+
+# Objects built by explicit rules (not the pattern rule) follow the flags too.
+$(CNI_FAULT_ADD_OBJ): $(FLAGS_STAMP)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
