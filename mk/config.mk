@@ -1,7 +1,16 @@
 # Tunables: override on the command line (make PREFIX=/usr WERROR=1).
 
 # 1 builds with AddressSanitizer + UndefinedBehaviorSanitizer into its own
-# tree (build-san/ unless BUILD is given): make check SAN=1.
+# tree (build-san/ unless BUILD is given): make check SAN=1.  A tree built
+# that way stays one: `make BUILD=build-san install` (as make_install.sh
+# runs) keeps the sanitizers instead of rebuilding the tree without them.
+ifeq ($(origin SAN),undefined)
+ifdef BUILD
+ifneq ($(findstring -fsanitize=,$(file <$(BUILD)/flags.txt)),)
+SAN := 1
+endif
+endif
+endif
 SAN ?= 0
 # Where the in-place tree is built.
 ifeq ($(SAN),1)

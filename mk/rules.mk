@@ -14,7 +14,10 @@ objs = $(patsubst %.c,$(OBJDIR)/%.o,$(1))
 # objects depend on it, so `make CFLAGS=...` or SAN=1 in the same tree
 # rebuilds everything instead of mixing objects built two ways.
 FLAGS_STAMP := $(BUILD)/flags.txt
-FLAGS_NOW := CC=$(CC) CPPFLAGS=$(BASE_CPPFLAGS) CFLAGS=$(BASE_CFLAGS) LDFLAGS=$(BASE_LDFLAGS)
+# -Werror changes no object: left out, so `make install` without WERROR=1
+# (tests/integration/make_install.sh) does not rebuild a WERROR=1 tree.
+FLAGS_NOW := CC=$(CC) CPPFLAGS=$(BASE_CPPFLAGS) \
+	CFLAGS=$(filter-out -Werror,$(BASE_CFLAGS)) LDFLAGS=$(BASE_LDFLAGS)
 ifneq ($(FLAGS_NOW),$(file <$(FLAGS_STAMP)))
 $(shell mkdir -p $(BUILD))
 $(file >$(FLAGS_STAMP),$(FLAGS_NOW))
