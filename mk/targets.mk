@@ -2,7 +2,7 @@
 # INSTALL_TARGETS and CLEAN_EXTRA.
 
 .DEFAULT_GOAL := all
-.PHONY: all check check-unit check-abi check-integration check-compat \
+.PHONY: all check check-unit check-abi check-integration check-compat check-fuzz \
 	install deps demo bench clean headers-check
 
 all: $(ALL_TARGETS)
@@ -13,8 +13,13 @@ deps:
 	sh mk/deps.sh
 
 # All tiers; each prints its own summary, tests/run-tier.sh the total.
-check: all $(CHECK_UNIT) headers-check
+# The fuzz tier's smoke needs the libFuzzer targets (built when clang with
+# libFuzzer is installed; the tier skips otherwise).
+check: all $(CHECK_UNIT) headers-check $(if $(FUZZ_OK),fuzz-build)
 	sh tests/run-tests.sh $(BUILD)
+
+check-fuzz: $(if $(FUZZ_OK),fuzz-build)
+	sh tests/run-tests.sh $(BUILD) fuzz
 
 check-unit: all $(CHECK_UNIT)
 	sh tests/run-tests.sh $(BUILD) unit
