@@ -4,11 +4,11 @@
 # never written) plus a working corpus kept in FUZZ_BUILD/corpus/<target>/
 # (grows across runs).  Crashes, leaks and timeouts are written to
 # FUZZ_BUILD/artifacts/; one line per target reports execs and exec/s.
-# usage: run.sh FUZZ_BUILD [SECONDS] [TARGET...]   exit 0 if none crashed
+# usage: fuzz-run.sh FUZZ_BUILD [SECONDS] [TARGET...]   exit 0 if none crashed
 set -u
 FB=${1:-build-fuzz}
 SECS=${2:-60}
-shift 2 2>/dev/null || shift $#
+if [ $# -ge 2 ]; then shift 2; else shift $#; fi
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
 TARGETS=${*:-fuzz_ipc fuzz_wqe fuzz_cni_conf fuzz_dp_config}
 mkdir -p "$FB/artifacts" "$FB/logs"
