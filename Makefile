@@ -21,6 +21,7 @@ include cni-plugin/module.mk
 include device-plugin/module.mk
 include tests/integration/datapath/module.mk
 include tests/module.mk
+include tests/fuzz/module.mk
 include mk/install.mk
 
 include mk/targets.mk

@@ -87,7 +87,10 @@ int cni_pkey_parse(const cJSON *item, uint16_t *ret_pkey)
 	char *end;
 
 	if (cJSON_IsNumber(item)) {
-		if (item->valuedouble != (double)(long long)item->valuedouble)
+		/* Range first: converting a double outside long long's
+		 * range is undefined (C11 6.3.1.4); found by fuzz_cni_conf. */
+		if (!(item->valuedouble > -1e18 && item->valuedouble < 1e18) ||
+		    item->valuedouble != (double)(long long)item->valuedouble)
 			return -EINVAL;
 		v = (long long)item->valuedouble;
 	} else if (cJSON_IsString(item) && item->valuestring[0]) {

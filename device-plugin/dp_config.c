@@ -87,7 +87,11 @@ static int get_uint(const cJSON *obj, const char *key, const char *where,
 	if (!v)
 		return 0;
 	key_path(kp, sizeof(kp), where, key);
-	if (!cJSON_IsNumber(v) || v->valuedouble != (double)(long long)v->valuedouble)
+	/* Range first: converting a double outside long long's range is
+	 * undefined (C11 6.3.1.4); found by fuzz_dp_config. */
+	if (!cJSON_IsNumber(v) ||
+	    !(v->valuedouble > -1e18 && v->valuedouble < 1e18) ||
+	    v->valuedouble != (double)(long long)v->valuedouble)
 		return fail(err, errlen, "%s: expected an integer", kp);
 	if (v->valuedouble < min || v->valuedouble > max)
 		return fail(err, errlen, "%s: %lld is out of range %u..%u",

@@ -33,7 +33,7 @@ LIBIBVERBS := $(LIBDIR_B)/libibverbs.so.1
 
 $(LIBIBVERBS): $(LV_ALL_OBJS) $(LV_MAP)
 	@mkdir -p $(dir $@)
-	$(CC) -shared $(BASE_LDFLAGS) -Wl,-soname,libibverbs.so.1 \
+	$(CC) -shared $(SO_LDFLAGS) -Wl,-soname,libibverbs.so.1 \
 		-Wl,--version-script=$(LV_MAP) -Wl,-z,defs -Wl,-z,now \
 		-o $@ $(LV_ALL_OBJS)
 

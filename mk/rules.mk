@@ -10,7 +10,20 @@ TESTDIR_B := $(BUILD)/tests
 # Turn a list of sources into their objects.
 objs = $(patsubst %.c,$(OBJDIR)/%.o,$(1))
 
-$(OBJDIR)/%.o: %.c
+# The flags every object is built with, rewritten only when they change:
+# objects depend on it, so `make CFLAGS=...` or SAN=1 in the same tree
+# rebuilds everything instead of mixing objects built two ways.
+FLAGS_STAMP := $(BUILD)/flags.txt
+# -Werror changes no object: left out, so `make install` without WERROR=1
+# (tests/integration/make_install.sh) does not rebuild a WERROR=1 tree.
+FLAGS_NOW := CC=$(CC) CPPFLAGS=$(BASE_CPPFLAGS) \
+	CFLAGS=$(filter-out -Werror,$(BASE_CFLAGS)) LDFLAGS=$(BASE_LDFLAGS)
+ifneq ($(FLAGS_NOW),$(file <$(FLAGS_STAMP)))
+$(shell mkdir -p $(BUILD))
+$(file >$(FLAGS_STAMP),$(FLAGS_NOW))
+endif
+
+$(OBJDIR)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CPPFLAGS) $(EXTRA_CPPFLAGS) $(BASE_CFLAGS) $(EXTRA_CFLAGS) \
 		-MMD -MP -c $< -o $@

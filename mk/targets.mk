@@ -2,7 +2,7 @@
 # INSTALL_TARGETS and CLEAN_EXTRA.
 
 .DEFAULT_GOAL := all
-.PHONY: all check check-unit check-abi check-integration check-compat \
+.PHONY: all check check-unit check-abi check-integration check-compat check-fuzz \
 	install deps demo bench clean headers-check
 
 all: $(ALL_TARGETS)
@@ -13,8 +13,13 @@ deps:
 	sh mk/deps.sh
 
 # All tiers; each prints its own summary, tests/run-tier.sh the total.
-check: all $(CHECK_UNIT) headers-check
+# The fuzz tier's smoke needs the libFuzzer targets (built when clang with
+# libFuzzer is installed; the tier skips otherwise).
+check: all $(CHECK_UNIT) headers-check $(if $(FUZZ_OK),fuzz-build)
 	sh tests/run-tests.sh $(BUILD)
+
+check-fuzz: $(if $(FUZZ_OK),fuzz-build)
+	sh tests/run-tests.sh $(BUILD) fuzz
 
 check-unit: all $(CHECK_UNIT)
 	sh tests/run-tests.sh $(BUILD) unit
@@ -40,7 +45,7 @@ bench: all
 headers-check:
 	@set -e; for h in $(HEADERS_CHECK); do \
 		printf '#include "%s"\n' "$$h" | \
-		$(CC) $(BASE_CPPFLAGS) -std=gnu11 -Wall -Wextra -Werror \
+		$(CC) $(BASE_CPPFLAGS) -U_FORTIFY_SOURCE -std=gnu11 -Wall -Wextra -Werror \
 			-x c -fsyntax-only - || { echo "header $$h"; exit 1; }; \
 	done; echo "headers-check: $(words $(HEADERS_CHECK)) headers OK"
 
@@ -48,5 +53,8 @@ install: all $(INSTALL_TARGETS)
 
 clean:
 	rm -rf $(BUILD) $(CLEAN_EXTRA)
+
+# Objects built by explicit rules (not the pattern rule) follow the flags too.
+$(CNI_FAULT_ADD_OBJ): $(FLAGS_STAMP)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

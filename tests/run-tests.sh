@@ -1,30 +1,89 @@
 #!/bin/sh
 # Runs the test tiers and prints one closing line:
 #   "N passed, N failed, N skipped"
-# usage: run-tests.sh BUILD [unit|abi|integration|compat]...
+# usage: run-tests.sh BUILD [unit|abi|integration|compat|fuzz]...
+# PV_SKIP_TESTS="name ..." leaves those scripts out (counted as skipped),
+# e.g. PV_SKIP_TESTS="podman_cni podman_verbs" on a shared machine.
 #
 # unit:        every cmocka binary under BUILD/tests/unit (counts its cases)
 # abi:         tests/abi/*.sh
 # integration: tests/integration/*.sh (root, namespaces)
 # compat:      tests/compat/*.sh (unmodified Debian binaries)
+# fuzz:        tests/fuzz/*.sh (smoke runs of the libFuzzer targets)
 # A script exits 0 for pass, 77 for skip (printing why), anything else fails.
+#
+# A sanitizer build (make SAN=1: -fsanitize= in BUILD/flags.txt) runs with
+# ASan/UBSan writing their reports to BUILD/test-logs/san/<test>/ rather than
+# stderr: the engine is a daemon whose stderr no test reads.  Any report file
+# a test leaves behind fails it, whatever the script's own exit status.
 BUILD=${1:-build}
 shift
-TIERS=${*:-unit abi integration compat}
+TIERS=${*:-unit abi integration compat fuzz}
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
 BUILD=$(cd "$ROOT" && cd "$BUILD" && pwd -P)
 export PV_BUILD="$BUILD" PV_ROOT="$ROOT"
 LOGDIR="$BUILD/test-logs"
 mkdir -p "$LOGDIR"
 pass=0 fail=0 skip=0 failed_names=""
+SAN=0
+grep -q -- -fsanitize= "$BUILD/flags.txt" 2>/dev/null && SAN=1
+SANDIR="$LOGDIR/san"
+
+# san_begin NAME TIER: point the sanitizers' reports at a fresh folder for
+# NAME (world-writable: tests run pod processes as other uids).
+# The unit tier runs our programs alone: leak checking on (the data-path
+# test clients' exit-time leaks are suppressed, tests/san/lsan.supp).
+# Script tiers also run Debian's binaries (ibv_*, perftest) over our ASan'd
+# libibverbs; ASan must be the first library of a process (perftest crashes
+# in its threads otherwise), so libasan is preloaded into every process of
+# those tiers, shells and tools too, and leak checking is off there (their
+# exit-time leaks are not ours).  abort_on_error=0 keeps exit statuses (a
+# report makes a process exit 23, which tests see as a failure too).
+SAN_ASAN_LIB=$(${CC:-cc} -print-file-name=libasan.so 2>/dev/null)
+[ -f "$SAN_ASAN_LIB" ] || SAN_ASAN_LIB=""
+san_begin() {
+	[ "$SAN" = 1 ] || return 0
+	rm -rf "${SANDIR:?}/$1"
+	mkdir -p "$SANDIR/$1"
+	chmod 1777 "$SANDIR/$1"
+	leaks=1 preload=""
+	if [ "$2" != unit ] && [ "$2" != fuzz ]; then
+		leaks=0 preload=$SAN_ASAN_LIB
+	fi
+	export ASAN_OPTIONS="log_path=$SANDIR/$1/asan:detect_leaks=$leaks:abort_on_error=0:exitcode=23:suppressions=$ROOT/tests/san/asan.supp"
+	export UBSAN_OPTIONS="log_path=$SANDIR/$1/ubsan:print_stacktrace=1:halt_on_error=1:exitcode=23"
+	export LSAN_OPTIONS="suppressions=$ROOT/tests/san/lsan.supp:print_suppressions=0"
+	if [ -n "$preload" ]; then
+		export LD_PRELOAD="$preload${LD_PRELOAD:+ $LD_PRELOAD}"
+	fi
+}
+
+# san_end: undo san_begin's LD_PRELOAD for the runner itself.
+san_end() {
+	[ "$SAN" = 1 ] || return 0
+	unset LD_PRELOAD
+}
+
+# san_verdict NAME: 0 when NAME left no sanitizer report, else prints them.
+san_verdict() {
+	[ "$SAN" = 1 ] || return 0
+	set -- "$SANDIR/$1"/*
+	[ -e "$1" ] || return 0
+	echo "    sanitizer reports: $*"
+	head -q -n 30 "$@" | sed 's/^/    | /'
+	return 1
+}
 
 run_unit() {
 	for t in "$BUILD"/tests/unit/*; do
 		[ -x "$t" ] || continue
 		name=$(basename "$t")
 		log="$LOGDIR/unit-$name.log"
+		san_begin "unit-$name" unit
 		"$t" >"$log" 2>&1
 		rc=$?
+		san_end
+		san_verdict "unit-$name" >>"$log" || rc=1
 		p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
 		f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
 		p=${p:-0} f=${f:-0}
@@ -46,9 +105,28 @@ run_scripts() {
 		[ -f "$t" ] || continue
 		name=$(basename "$t" .sh)
 		log="$LOGDIR/$tier-$name.log"
+		case " ${PV_SKIP_TESTS:-} " in
+		*" $name "*) skip=$((skip + 1))
+		    echo "skip $tier/$name: in PV_SKIP_TESTS"; continue ;;
+		esac
+		case "$SAN:$name" in
+		1:podman_*)
+			# podman, conmon and runc would run with libasan
+			# preloaded, and podman_verbs' container has our library
+			# but no sanitizer runtime: the normal tier covers them.
+			skip=$((skip + 1))
+			echo "skip $tier/$name: sanitizer build (podman and its container are not sanitizer-ready)"
+			continue ;;
+		esac
 		start=$(date +%s)
+		san_begin "$tier-$name" "$tier"
 		timeout 600 sh "$t" >"$log" 2>&1
 		rc=$?
+		san_end
+		if ! san_verdict "$tier-$name" >>"$log"; then
+			echo "sanitizer report(s) in $SANDIR/$tier-$name" >>"$log"
+			rc=1
+		fi
 		secs=$(( $(date +%s) - start ))
 		case $rc in
 		0) pass=$((pass + 1)); echo "ok   $tier/$name (${secs}s)" ;;
