@@ -221,6 +221,8 @@ static int setup(uint8_t type)
 		close(mfd);
 		return -1;
 	}
+	/* The engine takes only populated memory (issue 8, finding 6). */
+	memset(S.mr, 0, MR_LEN);
 	mr.r.pd_handle = S.pd;
 	mr.r.access = 0xf;
 	mr.r.addr = mr.r.iova = (uint64_t)(uintptr_t)S.mr;
