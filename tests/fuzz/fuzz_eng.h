@@ -16,6 +16,7 @@
 
 #include "common/pv_ipc.h"
 #include "providers/soft/engine/eng.h"
+#include "providers/soft/engine/eng_loop.h"
 
 struct fz_eng {
 	struct eng e;

@@ -28,6 +28,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_limits.c \
 	providers/soft/engine/eng_log.c \
 	providers/soft/engine/eng_loop.c \
+	providers/soft/engine/eng_poll.c \
 	providers/soft/engine/eng_objects.c \
 	providers/soft/engine/eng_port.c \
 	providers/soft/engine/eng_qp.c \

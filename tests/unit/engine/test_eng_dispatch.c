@@ -25,6 +25,7 @@
 #include "providers/soft/engine/eng_ibv.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
+#include "providers/soft/engine/eng_loop.h"
 #include "providers/soft/engine/eng_stats.h"
 
 static const struct netns_id pod_ns = { .dev = 4, .ino = 4026530001u };
