@@ -43,7 +43,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_dp_rguard.c
 
 ENG_CORE_OBJS := $(call objs,$(ENG_CORE_SRCS))
-ENG_DEPS := $(ENG_CORE_OBJS) $(PV_COMMON_OBJS) $(NETNS_LIB)
+ENG_DEPS := $(ENG_CORE_OBJS) $(PV_COMMON_OBJS) $(PV_SOFT_PROTO_OBJS) $(NETNS_LIB)
 PODVERBSD := $(BINDIR_B)/podverbsd
 
 # The seccomp filter is linked by main() only (and its own unit test), so

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "common/pv_ipc.h"
+#include "providers/soft/pv-soft-abi.h"
 #include "providers/soft/pv-soft-ring-abi.h"
 #include "providers/soft/engine/eng.h"
 #include "providers/soft/engine/eng_ibv.h"
