@@ -12,6 +12,7 @@ include mk/config.mk
 include mk/rules.mk
 
 include common/module.mk
+include providers/soft/proto/module.mk
 include netns/module.mk
 include providers/soft/provider/module.mk
 include providers/soft/engine/module.mk

@@ -5,8 +5,9 @@
 #include <unistd.h>
 
 #include "cni-plugin/cni_engine.h"
-#include "common/pv_gid_claim.h"
+#include "providers/soft/proto/pv_gid_claim.h"
 #include "common/pv_ipc.h"
+#include "providers/soft/pv-soft-abi.h"
 
 int cni_engine_open(struct cni_engine *eng, const char *engine_path,
 		    const char *admin_path, struct cni_err *err)

@@ -32,7 +32,7 @@ CNI_LIBS = $(CNI_CJSON_LIBS) $(CNI_SECCOMP_LIBS) $(NETNS_LIBS)
 $(OBJDIR)/cni-plugin/%.o: EXTRA_CFLAGS += $(NL_CFLAGS)
 $(OBJDIR)/tests/unit/cni/%.o: EXTRA_CFLAGS += $(NL_CFLAGS)
 
-$(CNI_BIN): $(call objs,$(CNI_SRCS)) $(PV_COMMON_OBJS) $(NETNS_OBJS)
+$(CNI_BIN): $(call objs,$(CNI_SRCS)) $(PV_COMMON_OBJS) $(PV_SOFT_PROTO_OBJS) $(NETNS_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_LDFLAGS) -o $@ $^ $(CNI_LIBS)
 
@@ -50,7 +50,7 @@ $(CNI_FAULT_ADD_OBJ): cni-plugin/cni_cmd_add.c
 
 $(CNI_FAULT_BIN): $(CNI_FAULT_ADD_OBJ) \
 		$(call objs,$(filter-out cni-plugin/cni_cmd_add.c,$(CNI_SRCS))) \
-		$(PV_COMMON_OBJS) $(NETNS_OBJS)
+		$(PV_COMMON_OBJS) $(PV_SOFT_PROTO_OBJS) $(NETNS_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_LDFLAGS) -o $@ $^ $(CNI_LIBS)
 
@@ -70,5 +70,5 @@ cni_o = $(patsubst %,$(OBJDIR)/cni-plugin/%.o,$(1))
 
 $(eval $(call unit_test,test_cni_conf,tests/unit/cni/test_cni_conf.c,$(call cni_o,cni_conf cni_env cni_err),$(CNI_CJSON_LIBS)))
 $(eval $(call unit_test,test_cni_result,tests/unit/cni/test_cni_result.c,$(call cni_o,cni_result cni_conf cni_err),$(CNI_CJSON_LIBS)))
-$(eval $(call unit_test,test_cni_state,tests/unit/cni/test_cni_state.c,$(call cni_o,cni_state cni_state_json cni_claim cni_engine cni_err cni_gc_list) $(PV_COMMON_OBJS),$(CNI_CJSON_LIBS)))
+$(eval $(call unit_test,test_cni_state,tests/unit/cni/test_cni_state.c,$(call cni_o,cni_state cni_state_json cni_claim cni_engine cni_err cni_gc_list) $(PV_COMMON_OBJS) $(PV_SOFT_PROTO_OBJS),$(CNI_CJSON_LIBS)))
 $(eval $(call unit_test,test_cni_rdmanl,tests/unit/cni/test_cni_rdmanl.c,$(call cni_o,cni_rdmanl),$(NL_LIBS)))

@@ -1,18 +1,13 @@
-# common/: code shared by the library, the engine and the tools.
+# common/: code shared by the library, the engine and the tools, below
+# all of them: it includes only common/, include/ and system headers and
+# calls only libc (tests/abi/layering.sh checks both).
 
 PV_COMMON_SRCS := \
-	common/pv_ipc.c \
-	common/pv_ipc_sizes.c \
-	common/pv_qp_fsm.c \
-	common/pv_qp_masks.c \
-	common/pv_gid_claim.c
+	common/pv_ipc.c
 
 PV_COMMON_OBJS := $(call objs,$(PV_COMMON_SRCS))
 
 HEADERS_CHECK += common/pv_ipc.h
-HEADERS_CHECK += common/pv_qp_fsm.h
-HEADERS_CHECK += common/pv_gid_claim.h
+HEADERS_CHECK += common/pv-ipc-abi.h
 
 $(eval $(call unit_test,test_pv_ipc,tests/unit/common/test_pv_ipc.c,$(PV_COMMON_OBJS),))
-$(eval $(call unit_test,test_pv_qp_fsm,tests/unit/common/test_pv_qp_fsm.c \
-	tests/unit/common/test_pv_qp_fsm_values.c,$(PV_COMMON_OBJS),))

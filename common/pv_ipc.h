@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Framing of the engine IPC (providers/soft/pv-soft-abi.h) over AF_UNIX
+ * Framing of the engine IPC (common/pv-ipc-abi.h) over AF_UNIX
  * SOCK_SEQPACKET: send/receive one message with optional fds, validate
- * headers and payload sizes, and a blocking request/reply call for clients.
- * Functions return >= 0 on success and -errno on failure; none logs.
+ * headers, and a blocking request/reply call for clients.  What each op
+ * carries is the device's ABI (the soft device's request size and fd
+ * tables: providers/soft/proto/pv_ipc_ops.h).  Functions return >= 0 on
+ * success and -errno on failure; none logs.
  */
 #ifndef PV_IPC_H
 #define PV_IPC_H
@@ -11,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "providers/soft/pv-soft-abi.h"
+#include "common/pv-ipc-abi.h"
 
 /* The engine socket path: $PODVERBS_ENGINE or the default. */
 const char *pv_ipc_socket_path(void);
@@ -64,27 +66,6 @@ void pv_ipc_set_fd_dropper(void (*fn)(int fd));
 /* Pure: checks a header against the number of bytes that arrived.
  * Returns 0 or -EPROTO. */
 int pv_ipc_check_hdr(const struct pv_msg_hdr *hdr, size_t got);
-
-/*
- * Pure: the request payload size an op takes.  *min and *max bound it
- * (equal for fixed-size requests).  Returns 0, or -EOPNOTSUPP for an op
- * with no request defined.
- */
-int pv_ipc_req_size(uint16_t op, uint32_t *min, uint32_t *max);
-
-/* What a request's fds must be (pv_ipc_req_fds). */
-enum pv_ipc_fd_kind {
-	PV_IPC_FD_NONE,		/* the op takes no fd */
-	PV_IPC_FD_MEMFD,	/* a memfd (tmpfs or hugetlbfs regular file) */
-	PV_IPC_FD_NETNS,	/* a network namespace (nsfs) */
-};
-
-/* Pure: how many fds at most op's request takes, and of which kind (0
- * and PV_IPC_FD_NONE for most; unknown ops take none). */
-int pv_ipc_req_fds(uint16_t op, enum pv_ipc_fd_kind *ret_kind);
-
-/* Pure: a readable name for an op ("QP_CREATE"), "?" when unknown. */
-const char *pv_ipc_op_name(uint16_t op);
 
 /*
  * Client call: sends a request with the next sequence number of *seq and

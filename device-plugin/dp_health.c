@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/pv_ipc.h"
+#include "providers/soft/pv-soft-abi.h"
 #include "device-plugin/dp_alloc.h"
 #include "device-plugin/dp_grpc_server.h"
 

@@ -4,7 +4,8 @@
  * (pvctl, the CNI plugin) and the podverbsd engine.
  *
  * Transport: AF_UNIX SOCK_SEQPACKET, one message per datagram.  Every
- * message is a struct pv_msg_hdr followed by hdr.len payload bytes.  File
+ * message is a struct pv_msg_hdr (common/pv-ipc-abi.h) followed by
+ * hdr.len payload bytes; the ops and their payloads are this file's.  File
  * descriptors (async event socket, completion channel socket, later the
  * memfd rings) travel as SCM_RIGHTS ancillary data on replies.
  *
@@ -30,12 +31,8 @@
 
 #include <stdint.h>
 
-#define PV_IPC_MAGIC		0x50564950u	/* "PVIP" */
-#define PV_IPC_VERSION		1
-#define PV_IPC_MAX_MSG		65536		/* header + payload */
-#define PV_IPC_MAX_FDS		4
-#define PV_IPC_DEFAULT_SOCKET	"/run/podverbs/engine.sock"
-#define PV_IPC_SOCKET_ENV	"PODVERBS_ENGINE"
+/* The framing (header, magic, version, sizes, fd count, socket path). */
+#include "common/pv-ipc-abi.h"
 
 #define PV_NAME_MAX		64		/* device names, incl. NUL */
 #define PV_IFNAME_MAX		16		/* IFNAMSIZ */
@@ -88,19 +85,6 @@ enum pv_ipc_op {
 
 	PV_OP_MAX		= 255,
 };
-
-struct pv_msg_hdr {
-	uint32_t magic;
-	uint16_t version;
-	uint16_t op;
-	uint32_t len;		/* payload bytes after this header */
-	uint32_t seq;
-	int32_t  status;	/* replies: 0 or -errno */
-	uint32_t reserved;
-};
-_Static_assert(sizeof(struct pv_msg_hdr) == 24, "pv_msg_hdr size");
-
-#define PV_IPC_MAX_PAYLOAD	(PV_IPC_MAX_MSG - sizeof(struct pv_msg_hdr))
 
 /* HELLO: request and reply. */
 struct pv_ipc_hello {

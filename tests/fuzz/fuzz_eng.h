@@ -15,7 +15,9 @@
 #include <stdint.h>
 
 #include "common/pv_ipc.h"
+#include "providers/soft/pv-soft-abi.h"
 #include "providers/soft/engine/eng.h"
+#include "providers/soft/engine/eng_loop.h"
 
 struct fz_eng {
 	struct eng e;

@@ -30,6 +30,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "providers/soft/proto/pv_ipc_ops.h"
 #include "providers/soft/engine/eng_dp.h"
 #include "tests/fuzz/fuzz_eng.h"
 

@@ -28,6 +28,7 @@ $(FUZZ_OBJDIR)/%.o: %.c tests/fuzz/module.mk
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 
 FUZZ_ENG_SRCS := tests/fuzz/fuzz_eng.c $(ENG_CORE_SRCS) $(PV_COMMON_SRCS) \
+	$(PV_SOFT_PROTO_SRCS) \
 	$(NETNS_SRCS)
 FUZZ_CNI_SRCS := cni-plugin/cni_conf.c cni-plugin/cni_env.c \
 	cni-plugin/cni_err.c cni-plugin/cni_result.c cni-plugin/cni_state_json.c

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "common/pv_ipc.h"
+#include "providers/soft/pv-soft-abi.h"
 #include "providers/soft/pv-soft-ring-abi.h"
 
 static int sock = -1;

@@ -144,21 +144,31 @@ struct eng {
 	/* Called after the device set changed (a device added or deleted
 	 * by request; eng_state.c saves the state). */
 	void (*devs_changed)(struct eng *e);
+	/* Closes a connection that did not prove its namespace in time
+	 * (eng_admission.c calls it, eng_init sets eng_conn_close): the
+	 * admission rules sit below the server whose connections they
+	 * judge, and call up only through this. */
+	void (*conn_expired)(struct eng *e, struct eng_conn *c);
 	/* While devices are restored (eng_state.c): the GIDs each device
 	 * owned before the restart, held for it until it is back. */
 	const struct eng_gid_holder *gid_reserved;
 	uint32_t ngid_reserved;
 };
 
-/* eng_main.c / eng_server.c: the loop. */
-int eng_init(struct eng *e);
-void eng_fini(struct eng *e);
+/*
+ * eng_poll.c: the loop's primitives, a leaf every other file may call (it
+ * calls nothing of the engine).  The loop itself (eng_init, eng_run,
+ * eng_fini) is the top of the call graph: eng_loop.h, for main() only.
+ */
 int eng_poll_add(struct eng *e, struct eng_pollable *p);
 void eng_poll_del(struct eng *e, struct eng_pollable *p);
-uint32_t eng_random(struct eng *e);
 /* Frees ptr (a struct holding a pollable whose fd is now -1) now, or
  * after the current epoll batch. */
 void eng_defer_free(struct eng *e, void *ptr);
+/* The loop's side of eng_defer_free: a batch of ready callbacks begins;
+ * it ends by freeing what they deferred. */
+void eng_batch_begin(struct eng *e);
+void eng_batch_end(struct eng *e);
 
 /* eng_server.c: listening socket and connections. */
 int eng_listen(struct eng *e, const char *path);
@@ -171,7 +181,7 @@ void eng_unlisten(struct eng *e);
 struct eng_conn *eng_conn_add(struct eng *e, int fd,
 			      const struct eng_ident *id);
 void eng_conn_close(struct eng *e, struct eng_conn *c);
-/* c has just proven its namespace (HELLO). */
+/* c has just proven its namespace (HELLO; eng_admission.c). */
 void eng_conn_proven(struct eng *e, struct eng_conn *c);
 /* Serves up to `budget` queued requests of c; returns how many, or
  * -ECONNRESET when the peer is gone (c is then closed and freed). */

@@ -115,7 +115,7 @@ static void expire(struct eng *e, struct eng_pollable *p, uint32_t ev)
 		eng_dbg("client %u (pid %d): no namespace proven in %u ms: "
 			"closed", c->id, (int)c->ident.pid,
 			(unsigned)eng_lim.unproven_ms);
-		eng_conn_close(e, c);
+		e->conn_expired(e, c);
 	}
 	arm(e);
 }

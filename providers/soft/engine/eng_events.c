@@ -9,6 +9,8 @@
 #include <sys/socket.h>
 
 #include "common/pv_ipc.h"
+#include "providers/soft/pv-soft-abi.h"
+#include "providers/soft/proto/pv_ipc_ops.h"
 #include "providers/soft/engine/eng.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_stats.h"

@@ -7,6 +7,8 @@
 #define ENG_FDCHECK_H
 
 #include "common/pv_ipc.h"
+#include "providers/soft/pv-soft-abi.h"
+#include "providers/soft/proto/pv_ipc_ops.h"
 
 /* 0 if fd is of kind, else -EBADF (PV_IPC_FD_NONE: never).  Only
  * fstat/fstatfs/fcntl/ioctl queries, none of which can block. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The engine object and its single-threaded epoll loop. */
+/* The engine object and its single-threaded epoll loop: the top of the
+ * engine's call graph (main() calls it; its primitives are eng_poll.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -8,7 +9,6 @@
 #include <unistd.h>
 
 #include "providers/soft/engine/eng.h"
-#include "providers/soft/engine/eng_csprng.h"
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_loop.h"
@@ -24,6 +24,7 @@ int eng_init(struct eng *e)
 	e->sig.fd = -1;
 	e->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	eng_list_init(&e->conns);
+	e->conn_expired = eng_conn_close;
 	eng_idtab_init(&e->devs, 1, 0xffff);
 	e->self_ns_known = netns_id_of_pid(getpid(), &e->self_ns) == 0;
 	e->reply = malloc(PV_IPC_MAX_PAYLOAD);
@@ -60,51 +61,6 @@ void eng_fini(struct eng *e)
 	free(e->deferred);
 }
 
-int eng_poll_add(struct eng *e, struct eng_pollable *p)
-{
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = p };
-
-	return epoll_ctl(e->epfd, EPOLL_CTL_ADD, p->fd, &ev) < 0 ? -errno : 0;
-}
-
-void eng_poll_del(struct eng *e, struct eng_pollable *p)
-{
-	epoll_ctl(e->epfd, EPOLL_CTL_DEL, p->fd, NULL);
-}
-
-uint32_t eng_random(struct eng *e)
-{
-	/* Whatever clients must not predict comes from the CSPRNG. */
-	(void)e;
-	return eng_csprng_u32();
-}
-
-void eng_defer_free(struct eng *e, void *ptr)
-{
-	if (e->in_batch) {
-		if (e->ndeferred == e->deferred_cap) {
-			uint32_t cap = e->deferred_cap ? e->deferred_cap * 2 : 16;
-			void **d = realloc(e->deferred, cap * sizeof(*d));
-
-			if (!d)
-				return;	/* leak rather than use after free */
-			e->deferred = d;
-			e->deferred_cap = cap;
-		}
-		e->deferred[e->ndeferred++] = ptr;
-		return;
-	}
-	free(ptr);
-}
-
-static void end_batch(struct eng *e)
-{
-	e->in_batch = false;
-	for (uint32_t i = 0; i < e->ndeferred; i++)
-		free(e->deferred[i]);
-	e->ndeferred = 0;
-}
-
 int eng_run(struct eng *e)
 {
 	struct epoll_event evs[64];
@@ -124,7 +80,7 @@ int eng_run(struct eng *e)
 			eng_err("epoll_wait: %s", strerror(errno));
 			return -errno;
 		}
-		e->in_batch = true;
+		eng_batch_begin(e);
 		for (int i = 0; i < n && !e->stop; i++) {
 			struct eng_pollable *p = evs[i].data.ptr;
 
@@ -133,7 +89,7 @@ int eng_run(struct eng *e)
 			if (p->fd >= 0)
 				p->ready(e, p, evs[i].events);
 		}
-		end_batch(e);
+		eng_batch_end(e);
 		eng_dp_run(e);
 	}
 	return 0;

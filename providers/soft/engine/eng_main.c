@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/pv_ipc.h"
+#include "providers/soft/pv-soft-abi.h"
 #include "providers/soft/engine/eng.h"
 #include "providers/soft/engine/eng_caps.h"
 #include "providers/soft/engine/eng_limits.h"

@@ -9,6 +9,7 @@
 #define ENG_OBJ_H
 
 #include "providers/soft/engine/eng.h"
+#include "providers/soft/engine/eng_stats.h"
 
 /* Data-path state of objects with rings or mapped memory (eng_dp.h). */
 struct eng_dp_mr;
@@ -106,8 +107,13 @@ int eng_obj_destroy(struct eng *e, struct eng_obj *o);
 /* Objects of a kind a client may hold (limits table). */
 uint64_t eng_obj_limit(uint32_t kind);
 const char *eng_obj_kind_name(uint32_t kind);
-/* Bumps limit_hits and returns err (for one-line limit checks). */
-int eng_limit_hit(int err);
+/* Bumps limit_hits and returns err (for one-line limit checks).  Inline:
+ * eng_quota.c, below eng_objects.c, counts its limits too. */
+static inline int eng_limit_hit(int err)
+{
+	eng_stat_inc(limit_hits);
+	return err;
+}
 
 /* Handlers: eng_ctx.c */
 int eng_op_hello(struct eng_req *r);

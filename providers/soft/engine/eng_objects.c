@@ -42,12 +42,6 @@ const char *eng_obj_kind_name(uint32_t kind)
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
 }
 
-int eng_limit_hit(int err)
-{
-	eng_stat_inc(limit_hits);
-	return err;
-}
-
 void *eng_obj_create(struct eng_req *r, uint32_t kind, size_t size,
 		     void (*release)(struct eng *, struct eng_obj *), int *err)
 {

@@ -2,17 +2,17 @@
 /*
  * Queue pairs and shared receive queues.  QP numbers are unique per
  * device and never 0 or 1 (IBA 10.2.5); capabilities and every state
- * transition are checked by common/pv_qp_fsm before anything changes.
+ * transition are checked by eng_qp_fsm.c before anything changes.
  */
 #include <errno.h>
 #include <string.h>
 
-#include "common/pv_qp_fsm.h"
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_ibv.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
+#include "providers/soft/engine/eng_qp_fsm.h"
 #include "providers/soft/engine/eng_stats.h"
 
 #define ENG_QKEY_CONTROLLED	0x80000000u
@@ -63,7 +63,7 @@ int eng_op_qp_create(struct eng_req *r)
 	if (refs.srq)
 		cap.max_recv_wr = cap.max_recv_sge = 0;
 	eng_dev_attr(r->c->dev, &lim);
-	ret = pv_qp_cap_check(&cap, &lim, in->qp_type);
+	ret = eng_qp_cap_check(&cap, &lim, in->qp_type);
 	if (ret < 0)
 		return ret == -EINVAL ? eng_limit_hit(ret) : ret;
 	qp = eng_obj_create(r, PV_OBJ_QP, sizeof(*qp), NULL, &ret);
@@ -85,7 +85,7 @@ int eng_op_qp_create(struct eng_req *r)
 	if (qp->srq)
 		qp->srq->o.users++;
 	qp->o.release = qp_release;
-	pv_qp_cap_grant(&cap, &lim);
+	eng_qp_cap_grant(&cap, &lim);
 	qp->init = *in;
 	qp->init.cap = cap;
 	memset(qp->init.reserved, 0, sizeof(qp->init.reserved));
@@ -174,13 +174,13 @@ int eng_op_qp_modify(struct eng_req *r)
 {
 	const struct pv_ipc_qp_modify *in = r->in;
 	struct eng_qp *qp = eng_obj_get(r->c, in->qp_handle, PV_OBJ_QP);
-	struct pv_qp_fsm_in f;
+	struct eng_qp_fsm_in f;
 	uint32_t old_state;
 	int ret;
 
 	if (!qp)
 		return -EINVAL;
-	f = (struct pv_qp_fsm_in){
+	f = (struct eng_qp_fsm_in){
 		.qp_type = qp->init.qp_type,
 		.cur_state = qp->state,
 		.attr_mask = in->attr_mask,
@@ -191,7 +191,7 @@ int eng_op_qp_modify(struct eng_req *r)
 		.max_qp_rd_atom = (uint32_t)eng_lim.max_rd_atom,
 		.max_dest_rd_atom = (uint32_t)eng_lim.max_rd_atom,
 	};
-	ret = pv_qp_modify_check(&f);
+	ret = eng_qp_modify_check(&f);
 	if (ret < 0)
 		return ret;
 	ret = qkey_check(r, qp, in);
@@ -199,7 +199,7 @@ int eng_op_qp_modify(struct eng_req *r)
 		return ret;
 	qp_apply(&qp->attr, &in->attr, in->attr_mask);
 	old_state = qp->state;
-	qp->state = pv_qp_next_state(&f);
+	qp->state = eng_qp_next_state(&f);
 	eng_dp_qp_modified(r->e, qp, old_state);
 	eng_dbg("client %u: QP %u now in state %u", r->c->id, qp->qp_num,
 		qp->state);

@@ -21,6 +21,8 @@
 #endif
 
 #include "common/pv_ipc.h"
+#include "providers/soft/pv-soft-abi.h"
+#include "providers/soft/proto/pv_ipc_ops.h"
 #include "providers/soft/engine/eng_admission.h"
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_fdcheck.h"

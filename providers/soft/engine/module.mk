@@ -28,9 +28,12 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_limits.c \
 	providers/soft/engine/eng_log.c \
 	providers/soft/engine/eng_loop.c \
+	providers/soft/engine/eng_poll.c \
 	providers/soft/engine/eng_objects.c \
 	providers/soft/engine/eng_port.c \
 	providers/soft/engine/eng_qp.c \
+	providers/soft/engine/eng_qp_fsm.c \
+	providers/soft/engine/eng_qp_masks.c \
 	providers/soft/engine/eng_quota.c \
 	providers/soft/engine/eng_reaper.c \
 	providers/soft/engine/eng_server.c \
@@ -42,7 +45,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_dp_rguard.c
 
 ENG_CORE_OBJS := $(call objs,$(ENG_CORE_SRCS))
-ENG_DEPS := $(ENG_CORE_OBJS) $(PV_COMMON_OBJS) $(NETNS_LIB)
+ENG_DEPS := $(ENG_CORE_OBJS) $(PV_COMMON_OBJS) $(PV_SOFT_PROTO_OBJS) $(NETNS_LIB)
 PODVERBSD := $(BINDIR_B)/podverbsd
 
 # The seccomp filter is linked by main() only (and its own unit test), so
@@ -76,6 +79,7 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_loop.h \
 	providers/soft/engine/eng_obj.h \
 	providers/soft/engine/eng_port.h \
+	providers/soft/engine/eng_qp_fsm.h \
 	providers/soft/engine/eng_quota.h \
 	providers/soft/engine/eng_reaper.h \
 	providers/soft/engine/eng_seccomp.h \
@@ -110,6 +114,10 @@ $(ENG_DP_LOOP): $(call objs,tests/integration/engine_dp/eng_dp_loop.c) $(LIBDIR_
 	$(CC) $(BASE_LDFLAGS) -o $@ $(filter %.o,$^) $(LIBDIR_B)/libibverbs.so.1
 
 ALL_TARGETS += $(ENG_DP_LOOP)
+
+# The QP state machine and capability checks (pure).
+$(eval $(call unit_test,test_eng_qp_fsm,tests/unit/engine/test_eng_qp_fsm.c \
+	tests/unit/engine/test_eng_qp_fsm_values.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_qp_fsm.o eng_qp_masks.o),))
 
 # GID ownership (pure).
 $(eval $(call unit_test,test_eng_gid_own,tests/unit/engine/test_eng_gid_own.c,$(OBJDIR)/providers/soft/engine/eng_gid_own.o,))

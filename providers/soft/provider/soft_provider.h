@@ -16,6 +16,7 @@
 #include <infiniband/verbs.h>
 
 #include "common/pv_ipc.h"
+#include "providers/soft/pv-soft-abi.h"
 #include "providers/soft/provider/soft_dp.h"
 #include "libverbs/pv_provider.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * QPs over the engine IPC.  The engine validates the state machine and the
- * attribute masks (common/pv_qp_fsm); we translate and pass its errno on.
+ * attribute masks (its eng_qp_fsm.c); we translate and pass its errno on.
  */
 #include <errno.h>
 #include <string.h>

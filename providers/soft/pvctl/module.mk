@@ -2,7 +2,7 @@
 
 PVCTL := $(BINDIR_B)/pvctl
 
-$(PVCTL): $(call objs,providers/soft/pvctl/pvctl.c) $(PV_COMMON_OBJS)
+$(PVCTL): $(call objs,providers/soft/pvctl/pvctl.c) $(PV_COMMON_OBJS) $(PV_SOFT_PROTO_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_LDFLAGS) -o $@ $^
 

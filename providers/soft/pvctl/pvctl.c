@@ -17,8 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/pv_gid_claim.h"
+#include "providers/soft/proto/pv_gid_claim.h"
 #include "common/pv_ipc.h"
+#include "providers/soft/pv-soft-abi.h"
 
 #define EXIT_FAIL	1
 #define EXIT_USAGE	2

@@ -39,6 +39,7 @@
 #include <infiniband/verbs.h>
 
 #include "common/pv_ipc.h"
+#include "providers/soft/pv-soft-abi.h"
 #include "providers/soft/pv-soft-ring-abi.h"
 #include "tests/integration/engine_mem/eng_mem.h"
 

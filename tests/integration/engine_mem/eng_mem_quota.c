@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "common/pv_ipc.h"
+#include "providers/soft/pv-soft-abi.h"
 #include "providers/soft/pv-soft-ring-abi.h"
 
 #define CONNS		2

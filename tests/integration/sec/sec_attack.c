@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include "common/pv_ipc.h"
+#include "providers/soft/pv-soft-abi.h"
 #include "providers/soft/pv-soft-ring-abi.h"
 
 static char resp[PV_IPC_MAX_PAYLOAD];

@@ -20,11 +20,13 @@
 #include <cmocka.h>
 
 #include "common/pv_ipc.h"
+#include "providers/soft/pv-soft-abi.h"
 #include "providers/soft/pv-soft-ring-abi.h"
 #include "providers/soft/engine/eng.h"
 #include "providers/soft/engine/eng_ibv.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
+#include "providers/soft/engine/eng_loop.h"
 #include "providers/soft/engine/eng_stats.h"
 
 static const struct netns_id pod_ns = { .dev = 4, .ino = 4026530001u };

@@ -19,6 +19,7 @@
 #include "providers/soft/engine/eng.h"
 #include "providers/soft/engine/eng_idtab.h"
 #include "providers/soft/engine/eng_log.h"
+#include "providers/soft/engine/eng_loop.h"
 #include "providers/soft/engine/eng_state.h"
 
 #define ENTRY(id, name, ifname, ino)					\

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "common/pv_ipc.h"
+#include "providers/soft/pv-soft-abi.h"
 #include "libverbs/lv_core.h"
 
 static char dir[64], sock_path[128];

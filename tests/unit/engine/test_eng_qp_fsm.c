@@ -2,7 +2,7 @@
 /*
  * Unit tests of the QP state machine and attribute validation.  The
  * expected transitions below are written out again independently of
- * common/pv_qp_masks.c, from ibv_modify_qp(3) and IBA vol 1 §11.2.1, and
+ * providers/soft/engine/eng_qp_masks.c, from ibv_modify_qp(3) and IBA vol 1 §11.2.1, and
  * every (type, state, state, mask bit) combination is checked against
  * them.
  */
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "test_pv_qp_fsm.h"
+#include "test_eng_qp_fsm.h"
 
 const uint32_t types[3] = { RC, UC, UD };
 static const char *const state_names[] = {
@@ -148,10 +148,10 @@ struct pv_ipc_qp_attr good_attr(uint32_t cur, uint32_t next)
 	return a;
 }
 
-struct pv_qp_fsm_in make_in(uint32_t type, uint32_t cur, uint32_t mask,
+struct eng_qp_fsm_in make_in(uint32_t type, uint32_t cur, uint32_t mask,
 			    const struct pv_ipc_qp_attr *a)
 {
-	struct pv_qp_fsm_in in = {
+	struct eng_qp_fsm_in in = {
 		.qp_type = type,
 		.cur_state = cur,
 		.attr_mask = mask,
@@ -171,8 +171,8 @@ void check_modify(uint32_t type, uint32_t cur, uint32_t next, uint32_t mask,
 		  int want)
 {
 	struct pv_ipc_qp_attr a = good_attr(cur, next);
-	struct pv_qp_fsm_in in = make_in(type, cur, mask, &a);
-	int got = pv_qp_modify_check(&in);
+	struct eng_qp_fsm_in in = make_in(type, cur, mask, &a);
+	int got = eng_qp_modify_check(&in);
 
 	if (got != want) {
 		print_error("type %u %s->%s mask 0x%08x: got %d, want %d\n",
@@ -182,7 +182,7 @@ void check_modify(uint32_t type, uint32_t cur, uint32_t next, uint32_t mask,
 	}
 }
 
-static void test_pv_qp_fsm__legal_minimal_mask_passes(void **state)
+static void test_eng_qp_fsm__legal_minimal_mask_passes(void **state)
 {
 	size_t i;
 
@@ -192,7 +192,7 @@ static void test_pv_qp_fsm__legal_minimal_mask_passes(void **state)
 			     IBV_QP_STATE | legal[i].req, 0);
 }
 
-static void test_pv_qp_fsm__every_state_to_reset_and_err(void **state)
+static void test_eng_qp_fsm__every_state_to_reset_and_err(void **state)
 {
 	uint32_t cur;
 	size_t t;
@@ -206,7 +206,7 @@ static void test_pv_qp_fsm__every_state_to_reset_and_err(void **state)
 	}
 }
 
-static void test_pv_qp_fsm__each_required_bit_removed_fails(void **state)
+static void test_eng_qp_fsm__each_required_bit_removed_fails(void **state)
 {
 	size_t i;
 	int b;
@@ -225,7 +225,7 @@ static void test_pv_qp_fsm__each_required_bit_removed_fails(void **state)
 	}
 }
 
-static void test_pv_qp_fsm__each_optional_bit_added_passes(void **state)
+static void test_eng_qp_fsm__each_optional_bit_added_passes(void **state)
 {
 	size_t i;
 	int b;
@@ -250,7 +250,7 @@ static void test_pv_qp_fsm__each_optional_bit_added_passes(void **state)
 
 /* Every (type, cur, next) pair, every one of the 32 mask bits that the
  * transition neither requires nor permits: rejected. */
-static void test_pv_qp_fsm__each_foreign_bit_added_fails(void **state)
+static void test_eng_qp_fsm__each_foreign_bit_added_fails(void **state)
 {
 	uint32_t cur, next, req, opt;
 	size_t t;
@@ -273,7 +273,7 @@ static void test_pv_qp_fsm__each_foreign_bit_added_fails(void **state)
 	}
 }
 
-static void test_pv_qp_fsm__illegal_transitions_fail(void **state)
+static void test_eng_qp_fsm__illegal_transitions_fail(void **state)
 {
 	uint32_t cur, next, req, opt, m;
 	size_t t;
@@ -300,7 +300,7 @@ static void test_pv_qp_fsm__illegal_transitions_fail(void **state)
 	assert_int_equal(n, 3 * (49 - 14 - 9));
 }
 
-static void test_pv_qp_fsm__named_illegal_transitions(void **state)
+static void test_eng_qp_fsm__named_illegal_transitions(void **state)
 {
 	static const uint32_t bad[][2] = {
 		{ RESET, RTR }, { RESET, RTS }, { RESET, SQD }, { RESET, SQE },
@@ -317,7 +317,7 @@ static void test_pv_qp_fsm__named_illegal_transitions(void **state)
 		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 			check_modify(types[t], bad[i][0], bad[i][1],
 				     ALL_KNOWN_BITS, -EINVAL);
-			assert_int_equal(pv_qp_transition_masks(types[t],
+			assert_int_equal(eng_qp_transition_masks(types[t],
 					 bad[i][0], bad[i][1], &req, &opt),
 					 -EINVAL);
 		}
@@ -325,7 +325,7 @@ static void test_pv_qp_fsm__named_illegal_transitions(void **state)
 }
 
 /* The exposed table agrees with the expected one everywhere. */
-static void test_pv_qp_fsm__table_matches_spec(void **state)
+static void test_eng_qp_fsm__table_matches_spec(void **state)
 {
 	uint32_t cur, next, req, opt, ereq, eopt;
 	size_t t;
@@ -338,23 +338,23 @@ static void test_pv_qp_fsm__table_matches_spec(void **state)
 		legal_here = expect_legal(types[t], cur, next, &ereq, &eopt);
 		req = opt = 0xdeadbeef;
 		if (!legal_here) {
-			assert_int_equal(pv_qp_transition_masks(types[t], cur,
+			assert_int_equal(eng_qp_transition_masks(types[t], cur,
 					 next, &req, &opt), -EINVAL);
 			continue;
 		}
-		assert_int_equal(pv_qp_transition_masks(types[t], cur, next,
+		assert_int_equal(eng_qp_transition_masks(types[t], cur, next,
 							&req, &opt), 0);
 		assert_int_equal(req, ereq);
 		assert_int_equal(opt, eopt);
 	}
-	assert_int_equal(pv_qp_transition_masks(RC, ERR + 1, RESET, &req, &opt),
+	assert_int_equal(eng_qp_transition_masks(RC, ERR + 1, RESET, &req, &opt),
 			 -EINVAL);
-	assert_int_equal(pv_qp_transition_masks(RC, RESET, ERR + 1, &req, &opt),
+	assert_int_equal(eng_qp_transition_masks(RC, RESET, ERR + 1, &req, &opt),
 			 -EINVAL);
 }
 
 /* Without IBV_QP_STATE the request is cur→cur. */
-static void test_pv_qp_fsm__no_state_bit_is_same_state(void **state)
+static void test_eng_qp_fsm__no_state_bit_is_same_state(void **state)
 {
 	(void)state;
 	check_modify(RC, RESET, RESET, 0, 0);
@@ -376,20 +376,20 @@ static void test_pv_qp_fsm__no_state_bit_is_same_state(void **state)
 	check_modify(RC, INIT, INIT, IBV_QP_PATH_MTU, -EINVAL);
 }
 
-static void test_pv_qp_fsm__null_attr(void **state)
+static void test_eng_qp_fsm__null_attr(void **state)
 {
-	struct pv_qp_fsm_in in = make_in(RC, RESET, 0, NULL);
+	struct eng_qp_fsm_in in = make_in(RC, RESET, 0, NULL);
 
 	(void)state;
-	assert_int_equal(pv_qp_modify_check(&in), 0);
-	assert_int_equal(pv_qp_next_state(&in), RESET);
+	assert_int_equal(eng_qp_modify_check(&in), 0);
+	assert_int_equal(eng_qp_next_state(&in), RESET);
 	in.attr_mask = IBV_QP_STATE;
-	assert_int_equal(pv_qp_modify_check(&in), -EINVAL);
-	assert_int_equal(pv_qp_next_state(&in), RESET);
-	assert_int_equal(pv_qp_modify_check(NULL), -EINVAL);
+	assert_int_equal(eng_qp_modify_check(&in), -EINVAL);
+	assert_int_equal(eng_qp_next_state(&in), RESET);
+	assert_int_equal(eng_qp_modify_check(NULL), -EINVAL);
 }
 
-static void test_pv_qp_fsm__unsupported_qp_type(void **state)
+static void test_eng_qp_fsm__unsupported_qp_type(void **state)
 {
 	static const uint32_t bad[] = {
 		0, 1, 5, 6, 7, IBV_QPT_RAW_PACKET, IBV_QPT_XRC_SEND,
@@ -406,57 +406,57 @@ static void test_pv_qp_fsm__unsupported_qp_type(void **state)
 			     IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY,
 			     -EOPNOTSUPP);
 		check_modify(bad[i], RESET, RESET, 0, -EOPNOTSUPP);
-		assert_false(pv_qp_type_supported(bad[i]));
-		assert_int_equal(pv_qp_transition_masks(bad[i], RESET, ERR,
+		assert_false(eng_qp_type_supported(bad[i]));
+		assert_int_equal(eng_qp_transition_masks(bad[i], RESET, ERR,
 							&req, &opt), -EINVAL);
-		assert_int_equal(pv_qp_cap_check(&cap, &lim, bad[i]),
+		assert_int_equal(eng_qp_cap_check(&cap, &lim, bad[i]),
 				 -EOPNOTSUPP);
 	}
-	assert_true(pv_qp_type_supported(RC));
-	assert_true(pv_qp_type_supported(UC));
-	assert_true(pv_qp_type_supported(UD));
+	assert_true(eng_qp_type_supported(RC));
+	assert_true(eng_qp_type_supported(UC));
+	assert_true(eng_qp_type_supported(UD));
 }
 
-static void test_pv_qp_fsm__bad_states_rejected(void **state)
+static void test_eng_qp_fsm__bad_states_rejected(void **state)
 {
 	struct pv_ipc_qp_attr a = good_attr(RESET, IBV_QPS_UNKNOWN);
-	struct pv_qp_fsm_in in = make_in(RC, RESET, IBV_QP_STATE, &a);
+	struct eng_qp_fsm_in in = make_in(RC, RESET, IBV_QP_STATE, &a);
 
 	(void)state;
-	assert_int_equal(pv_qp_modify_check(&in), -EINVAL);
+	assert_int_equal(eng_qp_modify_check(&in), -EINVAL);
 	a.qp_state = 100;
-	assert_int_equal(pv_qp_modify_check(&in), -EINVAL);
+	assert_int_equal(eng_qp_modify_check(&in), -EINVAL);
 	a.qp_state = RESET;
 	in.cur_state = IBV_QPS_UNKNOWN;
-	assert_int_equal(pv_qp_modify_check(&in), -EINVAL);
+	assert_int_equal(eng_qp_modify_check(&in), -EINVAL);
 	in.cur_state = 0xffffffff;
 	in.attr_mask = 0;
-	assert_int_equal(pv_qp_modify_check(&in), -EINVAL);
+	assert_int_equal(eng_qp_modify_check(&in), -EINVAL);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pv_qp_fsm__legal_minimal_mask_passes),
-		cmocka_unit_test(test_pv_qp_fsm__every_state_to_reset_and_err),
-		cmocka_unit_test(test_pv_qp_fsm__each_required_bit_removed_fails),
-		cmocka_unit_test(test_pv_qp_fsm__each_optional_bit_added_passes),
-		cmocka_unit_test(test_pv_qp_fsm__each_foreign_bit_added_fails),
-		cmocka_unit_test(test_pv_qp_fsm__illegal_transitions_fail),
-		cmocka_unit_test(test_pv_qp_fsm__named_illegal_transitions),
-		cmocka_unit_test(test_pv_qp_fsm__table_matches_spec),
-		cmocka_unit_test(test_pv_qp_fsm__no_state_bit_is_same_state),
-		cmocka_unit_test(test_pv_qp_fsm__null_attr),
-		cmocka_unit_test(test_pv_qp_fsm__unsupported_qp_type),
-		cmocka_unit_test(test_pv_qp_fsm__bad_states_rejected),
-		cmocka_unit_test(test_pv_qp_fsm__cur_state_attr),
-		cmocka_unit_test(test_pv_qp_fsm__value_ranges),
-		cmocka_unit_test(test_pv_qp_fsm__device_limits_from_input),
-		cmocka_unit_test(test_pv_qp_fsm__next_state),
-		cmocka_unit_test(test_pv_qp_fsm__full_lifecycle),
-		cmocka_unit_test(test_pv_qp_fsm__cap_check),
-		cmocka_unit_test(test_pv_qp_fsm__cap_grant_examples),
-		cmocka_unit_test(test_pv_qp_fsm__cap_grant_never_below_request),
+		cmocka_unit_test(test_eng_qp_fsm__legal_minimal_mask_passes),
+		cmocka_unit_test(test_eng_qp_fsm__every_state_to_reset_and_err),
+		cmocka_unit_test(test_eng_qp_fsm__each_required_bit_removed_fails),
+		cmocka_unit_test(test_eng_qp_fsm__each_optional_bit_added_passes),
+		cmocka_unit_test(test_eng_qp_fsm__each_foreign_bit_added_fails),
+		cmocka_unit_test(test_eng_qp_fsm__illegal_transitions_fail),
+		cmocka_unit_test(test_eng_qp_fsm__named_illegal_transitions),
+		cmocka_unit_test(test_eng_qp_fsm__table_matches_spec),
+		cmocka_unit_test(test_eng_qp_fsm__no_state_bit_is_same_state),
+		cmocka_unit_test(test_eng_qp_fsm__null_attr),
+		cmocka_unit_test(test_eng_qp_fsm__unsupported_qp_type),
+		cmocka_unit_test(test_eng_qp_fsm__bad_states_rejected),
+		cmocka_unit_test(test_eng_qp_fsm__cur_state_attr),
+		cmocka_unit_test(test_eng_qp_fsm__value_ranges),
+		cmocka_unit_test(test_eng_qp_fsm__device_limits_from_input),
+		cmocka_unit_test(test_eng_qp_fsm__next_state),
+		cmocka_unit_test(test_eng_qp_fsm__full_lifecycle),
+		cmocka_unit_test(test_eng_qp_fsm__cap_check),
+		cmocka_unit_test(test_eng_qp_fsm__cap_grant_examples),
+		cmocka_unit_test(test_eng_qp_fsm__cap_grant_never_below_request),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

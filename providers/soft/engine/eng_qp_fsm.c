@@ -2,23 +2,23 @@
 /*
  * QP modify validation (mask against the transition table, then the value
  * of every attribute present) and create-time capability checks.  The
- * choices where the spec allows options are listed in pv_qp_fsm.h.
+ * choices where the spec allows options are listed in eng_qp_fsm.h.
  */
-#include "common/pv_qp_fsm.h"
+#include "providers/soft/engine/eng_qp_fsm.h"
 
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <infiniband/verbs.h>
 
-_Static_assert(PV_QP_ACCESS_REMOTE == (IBV_ACCESS_REMOTE_WRITE |
+_Static_assert(ENG_QP_ACCESS_REMOTE == (IBV_ACCESS_REMOTE_WRITE |
 				       IBV_ACCESS_REMOTE_READ |
 				       IBV_ACCESS_REMOTE_ATOMIC),
-	       "PV_QP_ACCESS_REMOTE matches the IBV_ACCESS_* bits");
+	       "ENG_QP_ACCESS_REMOTE matches the IBV_ACCESS_* bits");
 
 /* Access bits an application may pass in qp_access_flags: bits 0-7 of
  * rdma-core 44, bits 8-9 (FLUSH_* in later rdma-core) and the optional
- * range.  All but PV_QP_ACCESS_REMOTE are ignored, as drivers do. */
+ * range.  All but ENG_QP_ACCESS_REMOTE are ignored, as drivers do. */
 #define ACCESS_TOLERATED	(0x3ffu | IBV_ACCESS_OPTIONAL_RANGE)
 
 /* Encodings the IBA gives 5 bits (timers) and 3 bits (retry counters). */
@@ -27,14 +27,14 @@ _Static_assert(PV_QP_ACCESS_REMOTE == (IBV_ACCESS_REMOTE_WRITE |
 #define RETRY_CNT_MAX		7
 #define RNR_RETRY_MAX		7
 
-static bool port_ok(const struct pv_qp_fsm_in *in, uint32_t port)
+static bool port_ok(const struct eng_qp_fsm_in *in, uint32_t port)
 {
 	return port >= 1 && port <= in->phys_port_cnt;
 }
 
 /* An address vector on RoCE: a GRH is mandatory (the GIDs are the only
  * addresses), so is_global must be set and sgid_index must exist. */
-static int check_av(const struct pv_qp_fsm_in *in,
+static int check_av(const struct eng_qp_fsm_in *in,
 		    const struct pv_ipc_ah_attr *ah)
 {
 	if (!port_ok(in, ah->port_num))
@@ -47,7 +47,7 @@ static int check_av(const struct pv_qp_fsm_in *in,
 }
 
 /* The state checks: requested state in range, CUR_STATE consistent. */
-static int check_states(const struct pv_qp_fsm_in *in)
+static int check_states(const struct eng_qp_fsm_in *in)
 {
 	const struct pv_ipc_qp_attr *a = in->attr;
 	uint32_t claim, real = in->cur_state;
@@ -69,7 +69,7 @@ static int check_states(const struct pv_qp_fsm_in *in)
 	return -EINVAL;
 }
 
-static int check_primary_path(const struct pv_qp_fsm_in *in)
+static int check_primary_path(const struct eng_qp_fsm_in *in)
 {
 	const struct pv_ipc_qp_attr *a = in->attr;
 	uint32_t m = in->attr_mask;
@@ -83,11 +83,11 @@ static int check_primary_path(const struct pv_qp_fsm_in *in)
 	if ((m & IBV_QP_PATH_MTU) &&
 	    (a->path_mtu < IBV_MTU_256 || a->path_mtu > IBV_MTU_4096))
 		return -EINVAL;
-	if ((m & IBV_QP_DEST_QPN) && a->dest_qp_num > PV_QP_24BIT_MAX)
+	if ((m & IBV_QP_DEST_QPN) && a->dest_qp_num > ENG_QP_24BIT_MAX)
 		return -EINVAL;
-	if ((m & IBV_QP_RQ_PSN) && a->rq_psn > PV_QP_24BIT_MAX)
+	if ((m & IBV_QP_RQ_PSN) && a->rq_psn > ENG_QP_24BIT_MAX)
 		return -EINVAL;
-	if ((m & IBV_QP_SQ_PSN) && a->sq_psn > PV_QP_24BIT_MAX)
+	if ((m & IBV_QP_SQ_PSN) && a->sq_psn > ENG_QP_24BIT_MAX)
 		return -EINVAL;
 	if ((m & IBV_QP_ACCESS_FLAGS) &&
 	    (a->qp_access_flags & ~ACCESS_TOLERATED))
@@ -98,7 +98,7 @@ static int check_primary_path(const struct pv_qp_fsm_in *in)
 }
 
 /* Reliability knobs: RC only, by the table. */
-static int check_reliability(const struct pv_qp_fsm_in *in)
+static int check_reliability(const struct eng_qp_fsm_in *in)
 {
 	const struct pv_ipc_qp_attr *a = in->attr;
 	uint32_t m = in->attr_mask;
@@ -121,7 +121,7 @@ static int check_reliability(const struct pv_qp_fsm_in *in)
 }
 
 /* Validated, then ignored: we have no automatic path migration. */
-static int check_alt_path(const struct pv_qp_fsm_in *in)
+static int check_alt_path(const struct eng_qp_fsm_in *in)
 {
 	const struct pv_ipc_qp_attr *a = in->attr;
 	uint32_t m = in->attr_mask;
@@ -137,14 +137,14 @@ static int check_alt_path(const struct pv_qp_fsm_in *in)
 	return check_av(in, &a->alt_ah_attr);
 }
 
-int pv_qp_modify_check(const struct pv_qp_fsm_in *in)
+int eng_qp_modify_check(const struct eng_qp_fsm_in *in)
 {
 	uint32_t req, opt, next;
 	int ret;
 
 	if (!in)
 		return -EINVAL;
-	if (!pv_qp_type_supported(in->qp_type))
+	if (!eng_qp_type_supported(in->qp_type))
 		return -EOPNOTSUPP;
 	if (in->cur_state > IBV_QPS_ERR)
 		return -EINVAL;
@@ -156,8 +156,8 @@ int pv_qp_modify_check(const struct pv_qp_fsm_in *in)
 			return ret;
 	}
 
-	next = pv_qp_next_state(in);
-	if (pv_qp_transition_masks(in->qp_type, in->cur_state, next,
+	next = eng_qp_next_state(in);
+	if (eng_qp_transition_masks(in->qp_type, in->cur_state, next,
 				   &req, &opt))
 		return -EINVAL;
 	if ((in->attr_mask & req) != req)
@@ -175,19 +175,19 @@ int pv_qp_modify_check(const struct pv_qp_fsm_in *in)
 	return ret;
 }
 
-uint32_t pv_qp_next_state(const struct pv_qp_fsm_in *in)
+uint32_t eng_qp_next_state(const struct eng_qp_fsm_in *in)
 {
 	if ((in->attr_mask & IBV_QP_STATE) && in->attr)
 		return in->attr->qp_state;
 	return in->cur_state;
 }
 
-int pv_qp_cap_check(const struct pv_ipc_qp_cap *req,
+int eng_qp_cap_check(const struct pv_ipc_qp_cap *req,
 		    const struct pv_ipc_dev_attr *lim, uint32_t qp_type)
 {
 	if (!req || !lim)
 		return -EINVAL;
-	if (!pv_qp_type_supported(qp_type))
+	if (!eng_qp_type_supported(qp_type))
 		return -EOPNOTSUPP;
 	if (req->max_send_wr > lim->max_qp_wr ||
 	    req->max_recv_wr > lim->max_qp_wr)
@@ -216,7 +216,7 @@ static uint32_t round_wr(uint32_t v, uint32_t cap)
 	return p;
 }
 
-void pv_qp_cap_grant(struct pv_ipc_qp_cap *cap,
+void eng_qp_cap_grant(struct pv_ipc_qp_cap *cap,
 		     const struct pv_ipc_dev_attr *lim)
 {
 	cap->max_send_wr = round_wr(cap->max_send_wr, lim->max_qp_wr);

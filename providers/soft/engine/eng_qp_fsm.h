@@ -32,26 +32,26 @@
  *  - IBV_QP_CAP (resize) is never accepted.
  *  - qp_access_flags may carry any defined IBV_ACCESS_* bit (apps pass
  *    MR-style flags such as LOCAL_WRITE; drivers ignore them); only the
- *    three remote bits mean anything (PV_QP_ACCESS_REMOTE).  Undefined
+ *    three remote bits mean anything (ENG_QP_ACCESS_REMOTE).  Undefined
  *    bits are rejected.
  *  - The link layer is always Ethernet (RoCEv2): every address vector
  *    must carry a GRH (is_global = 1) with a valid sgid_index.
  *  - PSNs and dest_qp_num must fit in 24 bits (no silent masking).
  */
-#ifndef PV_QP_FSM_H
-#define PV_QP_FSM_H
+#ifndef ENG_QP_FSM_H
+#define ENG_QP_FSM_H
 
 #include <stdint.h>
 
 #include "providers/soft/pv-soft-abi.h"
 
 /* The qp_access_flags bits the engine acts on. */
-#define PV_QP_ACCESS_REMOTE	(0x2u | 0x4u | 0x8u)	/* IBV_ACCESS_REMOTE_{WRITE,READ,ATOMIC} */
+#define ENG_QP_ACCESS_REMOTE	(0x2u | 0x4u | 0x8u)	/* IBV_ACCESS_REMOTE_{WRITE,READ,ATOMIC} */
 
 /* Largest 24-bit value (PSN, QPN). */
-#define PV_QP_24BIT_MAX		0xffffffu
+#define ENG_QP_24BIT_MAX		0xffffffu
 
-struct pv_qp_fsm_in {
+struct eng_qp_fsm_in {
 	uint32_t qp_type;		/* enum ibv_qp_type */
 	uint32_t cur_state;		/* enum ibv_qp_state: the QP's real state */
 	uint32_t attr_mask;		/* enum ibv_qp_attr_mask */
@@ -64,34 +64,34 @@ struct pv_qp_fsm_in {
 };
 
 /* Validates a modify request; 0, -EINVAL or -EOPNOTSUPP. */
-int pv_qp_modify_check(const struct pv_qp_fsm_in *in);
+int eng_qp_modify_check(const struct eng_qp_fsm_in *in);
 
 /* The state the QP is in after a successful modify with this input:
  * attr->qp_state with IBV_QP_STATE, else cur_state. */
-uint32_t pv_qp_next_state(const struct pv_qp_fsm_in *in);
+uint32_t eng_qp_next_state(const struct eng_qp_fsm_in *in);
 
 /* Create-time capability check against device limits: 0, -EINVAL or
  * -EOPNOTSUPP.  A QP on an SRQ must come with its recv caps zeroed by the
  * caller.  Zero send (recv-only) or zero recv (send-only) queues are fine. */
-int pv_qp_cap_check(const struct pv_ipc_qp_cap *req,
+int eng_qp_cap_check(const struct pv_ipc_qp_cap *req,
 		    const struct pv_ipc_dev_attr *lim, uint32_t qp_type);
 
-/* Fills in what the device grants for caps that passed pv_qp_cap_check:
+/* Fills in what the device grants for caps that passed eng_qp_cap_check:
  * work request counts round up to a power of two (capped at max_qp_wr),
  * SGE and inline sizes are granted as asked, 0 stays 0, reserved is
  * zeroed.  Every granted value is >= the requested one. */
-void pv_qp_cap_grant(struct pv_ipc_qp_cap *cap,
+void eng_qp_cap_grant(struct pv_ipc_qp_cap *cap,
 		     const struct pv_ipc_dev_attr *lim);
 
 /*
- * The transition table (pv_qp_masks.c), exposed for the engine's query
+ * The transition table (eng_qp_masks.c), exposed for the engine's query
  * paths and for tests.  Returns 1 if the QP type is one we implement.
  */
-int pv_qp_type_supported(uint32_t qp_type);
+int eng_qp_type_supported(uint32_t qp_type);
 
 /* For a legal cur→next transition of a supported type: fills *req and
  * *opt (IBV_QP_STATE in neither) and returns 0; otherwise -EINVAL. */
-int pv_qp_transition_masks(uint32_t qp_type, uint32_t cur, uint32_t next,
+int eng_qp_transition_masks(uint32_t qp_type, uint32_t cur, uint32_t next,
 			   uint32_t *req, uint32_t *opt);
 
-#endif /* PV_QP_FSM_H */
+#endif /* ENG_QP_FSM_H */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "common/pv_gid_claim.h"
+#include "providers/soft/proto/pv_gid_claim.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Second half of test_pv_qp_fsm: IBV_QP_CUR_STATE, the value range of
+ * Second half of test_eng_qp_fsm: IBV_QP_CUR_STATE, the value range of
  * every attribute, device limits, next state, whole lifecycles, and the
  * create-time capability check and grant.
  */
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "test_pv_qp_fsm.h"
+#include "test_eng_qp_fsm.h"
 
 /* IBV_QP_CUR_STATE: only where the table lists it, and its value must be
  * the real state or, among RTS/SQD/SQE, one the QP may have left on its
@@ -53,7 +53,7 @@ static const struct cur_case cur_cases[] = {
 	{ UD, ERR, RESET, 0, ERR, -EINVAL },
 };
 
-void test_pv_qp_fsm__cur_state_attr(void **state)
+void test_eng_qp_fsm__cur_state_attr(void **state)
 {
 	size_t i;
 
@@ -61,12 +61,12 @@ void test_pv_qp_fsm__cur_state_attr(void **state)
 	for (i = 0; i < sizeof(cur_cases) / sizeof(cur_cases[0]); i++) {
 		const struct cur_case *c = &cur_cases[i];
 		struct pv_ipc_qp_attr a = good_attr(c->real, c->next);
-		struct pv_qp_fsm_in in = make_in(c->type, c->real,
+		struct eng_qp_fsm_in in = make_in(c->type, c->real,
 				IBV_QP_STATE | IBV_QP_CUR_STATE | c->extra, &a);
 		int got;
 
 		a.cur_qp_state = c->claim;
-		got = pv_qp_modify_check(&in);
+		got = eng_qp_modify_check(&in);
 		if (got != c->want) {
 			print_error("cur_cases[%zu]: got %d, want %d\n", i, got,
 				    c->want);
@@ -245,7 +245,7 @@ static void set_field(struct pv_ipc_qp_attr *a, size_t off, size_t size,
 	}
 }
 
-void test_pv_qp_fsm__value_ranges(void **state)
+void test_eng_qp_fsm__value_ranges(void **state)
 {
 	size_t i;
 
@@ -253,12 +253,12 @@ void test_pv_qp_fsm__value_ranges(void **state)
 	for (i = 0; i < sizeof(value_cases) / sizeof(value_cases[0]); i++) {
 		const struct value_case *c = &value_cases[i];
 		struct pv_ipc_qp_attr a = good_attr(c->cur, c->next);
-		struct pv_qp_fsm_in in = make_in(c->type, c->cur,
+		struct eng_qp_fsm_in in = make_in(c->type, c->cur,
 						 IBV_QP_STATE | c->mask, &a);
 		int got;
 
 		set_field(&a, c->off, c->size, c->value);
-		got = pv_qp_modify_check(&in);
+		got = eng_qp_modify_check(&in);
 		if (got != c->want) {
 			print_error("value case \"%s\": got %d, want %d\n",
 				    c->what, got, c->want);
@@ -268,61 +268,61 @@ void test_pv_qp_fsm__value_ranges(void **state)
 }
 
 /* The device limits in the input are what the checks use. */
-void test_pv_qp_fsm__device_limits_from_input(void **state)
+void test_eng_qp_fsm__device_limits_from_input(void **state)
 {
 	struct pv_ipc_qp_attr a = good_attr(RESET, INIT);
-	struct pv_qp_fsm_in in = make_in(RC, RESET, IBV_QP_STATE | RC_INIT, &a);
+	struct eng_qp_fsm_in in = make_in(RC, RESET, IBV_QP_STATE | RC_INIT, &a);
 
 	(void)state;
 	a.port_num = 2;
-	assert_int_equal(pv_qp_modify_check(&in), -EINVAL);
+	assert_int_equal(eng_qp_modify_check(&in), -EINVAL);
 	in.phys_port_cnt = 2;
-	assert_int_equal(pv_qp_modify_check(&in), 0);
+	assert_int_equal(eng_qp_modify_check(&in), 0);
 	a.pkey_index = 0;
 	in.pkey_tbl_len = 0;
-	assert_int_equal(pv_qp_modify_check(&in), -EINVAL);
+	assert_int_equal(eng_qp_modify_check(&in), -EINVAL);
 
 	a = good_attr(RTR, RTS);
 	in = make_in(RC, RTR, IBV_QP_STATE | RC_RTS, &a);
 	a.max_rd_atomic = 1;
 	in.max_qp_rd_atom = 0;
-	assert_int_equal(pv_qp_modify_check(&in), -EINVAL);
+	assert_int_equal(eng_qp_modify_check(&in), -EINVAL);
 	a.max_rd_atomic = 0;
-	assert_int_equal(pv_qp_modify_check(&in), 0);
+	assert_int_equal(eng_qp_modify_check(&in), 0);
 
 	a = good_attr(INIT, RTR);
 	in = make_in(RC, INIT, IBV_QP_STATE | RC_RTR, &a);
 	a.max_dest_rd_atomic = 8;
 	in.max_dest_rd_atom = 7;
-	assert_int_equal(pv_qp_modify_check(&in), -EINVAL);
+	assert_int_equal(eng_qp_modify_check(&in), -EINVAL);
 	in.max_dest_rd_atom = 8;
-	assert_int_equal(pv_qp_modify_check(&in), 0);
+	assert_int_equal(eng_qp_modify_check(&in), 0);
 	in.gid_tbl_len = 0;
-	assert_int_equal(pv_qp_modify_check(&in), -EINVAL);
+	assert_int_equal(eng_qp_modify_check(&in), -EINVAL);
 }
 
-void test_pv_qp_fsm__next_state(void **state)
+void test_eng_qp_fsm__next_state(void **state)
 {
 	struct pv_ipc_qp_attr a = good_attr(RESET, RESET);
-	struct pv_qp_fsm_in in = make_in(RC, RTS, 0, &a);
+	struct eng_qp_fsm_in in = make_in(RC, RTS, 0, &a);
 	uint32_t s;
 
 	(void)state;
 	for (s = RESET; s <= ERR; s++) {
 		a.qp_state = s;
 		in.attr_mask = IBV_QP_STATE;
-		assert_int_equal(pv_qp_next_state(&in), s);
+		assert_int_equal(eng_qp_next_state(&in), s);
 		/* without the bit, qp_state is not looked at */
 		in.attr_mask = IBV_QP_MIN_RNR_TIMER;
-		assert_int_equal(pv_qp_next_state(&in), RTS);
+		assert_int_equal(eng_qp_next_state(&in), RTS);
 	}
 	in.cur_state = SQE;
 	in.attr_mask = 0;
-	assert_int_equal(pv_qp_next_state(&in), SQE);
+	assert_int_equal(eng_qp_next_state(&in), SQE);
 }
 
 /* Each type through its whole life, one legal step at a time, with the
- * state taken from pv_qp_next_state. */
+ * state taken from eng_qp_next_state. */
 static void walk(uint32_t type, const uint32_t *path, size_t n)
 {
 	uint32_t cur = path[0], req, opt;
@@ -330,18 +330,18 @@ static void walk(uint32_t type, const uint32_t *path, size_t n)
 
 	for (i = 1; i < n; i++) {
 		struct pv_ipc_qp_attr a = good_attr(cur, path[i]);
-		struct pv_qp_fsm_in in;
+		struct eng_qp_fsm_in in;
 
-		assert_int_equal(pv_qp_transition_masks(type, cur, path[i],
+		assert_int_equal(eng_qp_transition_masks(type, cur, path[i],
 							&req, &opt), 0);
 		in = make_in(type, cur, IBV_QP_STATE | req, &a);
-		assert_int_equal(pv_qp_modify_check(&in), 0);
-		cur = pv_qp_next_state(&in);
+		assert_int_equal(eng_qp_modify_check(&in), 0);
+		cur = eng_qp_next_state(&in);
 		assert_int_equal(cur, path[i]);
 	}
 }
 
-void test_pv_qp_fsm__full_lifecycle(void **state)
+void test_eng_qp_fsm__full_lifecycle(void **state)
 {
 	static const uint32_t life[] = {
 		RESET, INIT, INIT, RTR, RTS, RTS, SQD, SQD, RTS, ERR, ERR,
@@ -387,14 +387,14 @@ static const struct cap_case cap_cases[] = {
 	{ { 1, 1, 1, 1, 0, 0xffffffff }, 0 },		/* reserved ignored */
 };
 
-void test_pv_qp_fsm__cap_check(void **state)
+void test_eng_qp_fsm__cap_check(void **state)
 {
 	size_t i, t;
 
 	(void)state;
 	for (t = 0; t < 3; t++) {
 		for (i = 0; i < sizeof(cap_cases) / sizeof(cap_cases[0]); i++) {
-			int got = pv_qp_cap_check(&cap_cases[i].cap, &cap_lim,
+			int got = eng_qp_cap_check(&cap_cases[i].cap, &cap_lim,
 						  types[t]);
 
 			if (got != cap_cases[i].want) {
@@ -405,18 +405,18 @@ void test_pv_qp_fsm__cap_check(void **state)
 			}
 		}
 	}
-	assert_int_equal(pv_qp_cap_check(NULL, &cap_lim, RC), -EINVAL);
-	assert_int_equal(pv_qp_cap_check(&cap_cases[0].cap, NULL, RC), -EINVAL);
+	assert_int_equal(eng_qp_cap_check(NULL, &cap_lim, RC), -EINVAL);
+	assert_int_equal(eng_qp_cap_check(&cap_cases[0].cap, NULL, RC), -EINVAL);
 }
 
-void test_pv_qp_fsm__cap_grant_examples(void **state)
+void test_eng_qp_fsm__cap_grant_examples(void **state)
 {
 	struct pv_ipc_dev_attr lim = cap_lim;
 	struct pv_ipc_qp_cap c;
 
 	(void)state;
 	c = (struct pv_ipc_qp_cap){ 0, 0, 0, 0, 0, 7 };
-	pv_qp_cap_grant(&c, &lim);
+	eng_qp_cap_grant(&c, &lim);
 	assert_int_equal(c.max_send_wr, 0);
 	assert_int_equal(c.max_recv_wr, 0);
 	assert_int_equal(c.max_send_sge, 0);
@@ -424,7 +424,7 @@ void test_pv_qp_fsm__cap_grant_examples(void **state)
 	assert_int_equal(c.reserved, 0);
 
 	c = (struct pv_ipc_qp_cap){ 1, 3, 2, 3, 100, 0 };
-	pv_qp_cap_grant(&c, &lim);
+	eng_qp_cap_grant(&c, &lim);
 	assert_int_equal(c.max_send_wr, 1);
 	assert_int_equal(c.max_recv_wr, 4);
 	assert_int_equal(c.max_send_sge, 2);
@@ -432,27 +432,27 @@ void test_pv_qp_fsm__cap_grant_examples(void **state)
 	assert_int_equal(c.max_inline_data, 100);
 
 	c = (struct pv_ipc_qp_cap){ 1000, 1024, 1, 1, 0, 0 };
-	pv_qp_cap_grant(&c, &lim);
+	eng_qp_cap_grant(&c, &lim);
 	assert_int_equal(c.max_send_wr, 1024);
 	assert_int_equal(c.max_recv_wr, 1024);
 
 	/* a device limit that is no power of two caps the rounding */
 	lim.max_qp_wr = 600;
 	c = (struct pv_ipc_qp_cap){ 513, 600, 1, 1, 0, 0 };
-	pv_qp_cap_grant(&c, &lim);
+	eng_qp_cap_grant(&c, &lim);
 	assert_int_equal(c.max_send_wr, 600);
 	assert_int_equal(c.max_recv_wr, 600);
 
 	lim.max_qp_wr = 0xffffffff;
 	c = (struct pv_ipc_qp_cap){ 0x80000001u, 0xffffffff, 1, 1, 0, 0 };
-	pv_qp_cap_grant(&c, &lim);
+	eng_qp_cap_grant(&c, &lim);
 	assert_int_equal(c.max_send_wr, 0x80000001u);
 	assert_int_equal(c.max_recv_wr, 0xffffffff);
 }
 
 /* Whatever passes the check is granted at least as asked, at most the
  * device limit, and a power of two unless the limit stopped it. */
-void test_pv_qp_fsm__cap_grant_never_below_request(void **state)
+void test_eng_qp_fsm__cap_grant_never_below_request(void **state)
 {
 	struct pv_ipc_dev_attr lim = cap_lim;
 	uint32_t v, g;
@@ -462,11 +462,11 @@ void test_pv_qp_fsm__cap_grant_never_below_request(void **state)
 	for (v = 0; v <= 1600; v++) {
 		struct pv_ipc_qp_cap c = { v, v, 1, 1, 16, 0 };
 
-		if (pv_qp_cap_check(&c, &lim, UD)) {
+		if (eng_qp_cap_check(&c, &lim, UD)) {
 			assert_true(v > lim.max_qp_wr);
 			continue;
 		}
-		pv_qp_cap_grant(&c, &lim);
+		eng_qp_cap_grant(&c, &lim);
 		g = c.max_send_wr;
 		assert_int_equal(c.max_recv_wr, g);
 		assert_true(g >= v);
@@ -477,6 +477,6 @@ void test_pv_qp_fsm__cap_grant_never_below_request(void **state)
 			assert_true((g & (g - 1)) == 0 || g == lim.max_qp_wr);
 		assert_int_equal(c.max_send_sge, 1);
 		assert_int_equal(c.max_inline_data, 16);
-		assert_int_equal(pv_qp_cap_check(&c, &lim, UD), 0);
+		assert_int_equal(eng_qp_cap_check(&c, &lim, UD), 0);
 	}
 }

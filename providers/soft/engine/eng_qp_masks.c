@@ -6,7 +6,7 @@
  * ibv_modify_qp(3); the same facts Linux's ib_modify_qp_is_ok encodes.
  * IBV_QP_STATE itself is in neither mask; the checker handles it.
  */
-#include "common/pv_qp_fsm.h"
+#include "providers/soft/engine/eng_qp_fsm.h"
 
 #include <errno.h>
 #include <infiniband/verbs.h>
@@ -27,7 +27,7 @@ struct trans {
 #define RUNNING_RC	(RUNNING_UC | IBV_QP_MIN_RNR_TIMER)
 
 /* Entries left out are illegal.  RESET and ERR are reachable from every
- * state with no other attribute (see pv_qp_fsm.h for RESET→ERR). */
+ * state with no other attribute (see eng_qp_fsm.h for RESET→ERR). */
 static const struct trans table[NSTATES][NSTATES] = {
 	[IBV_QPS_RESET] = {
 		[IBV_QPS_INIT] = { 1,
@@ -156,12 +156,12 @@ static int type_index(uint32_t qp_type)
 	}
 }
 
-int pv_qp_type_supported(uint32_t qp_type)
+int eng_qp_type_supported(uint32_t qp_type)
 {
 	return type_index(qp_type) >= 0;
 }
 
-int pv_qp_transition_masks(uint32_t qp_type, uint32_t cur, uint32_t next,
+int eng_qp_transition_masks(uint32_t qp_type, uint32_t cur, uint32_t next,
 			   uint32_t *req, uint32_t *opt)
 {
 	int t = type_index(qp_type);

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Request payload sizes and names per op: the one table both ends use to
- * reject malformed requests before looking inside them. */
-#include "common/pv_ipc.h"
+/* Request payload sizes, fds and names per op (pv_ipc_ops.h). */
+#include "providers/soft/proto/pv_ipc_ops.h"
 #include "providers/soft/pv-soft-ring-abi.h"
 
 #include <errno.h>
