@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "providers/soft/engine/eng_ibv.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
 #include "providers/soft/engine/eng_stats.h"

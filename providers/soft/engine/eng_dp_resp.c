@@ -10,26 +10,12 @@
  */
 #include <string.h>
 
+#include <infiniband/verbs.h>
+
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_dp_rguard.h"
-#include "providers/soft/engine/eng_ibv.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_stats.h"
-
-#define WR_RDMA_WRITE		0
-#define WR_RDMA_WRITE_WITH_IMM	1
-#define WR_SEND			2
-#define WR_SEND_WITH_IMM	3
-#define WR_RDMA_READ		4
-#define SEND_SOLICITED		4u
-
-#define WC_SUCCESS		0
-#define WC_LOC_LEN_ERR		1
-#define WC_LOC_PROT_ERR		4
-#define WC_RECV			128
-#define WC_RECV_RDMA_WITH_IMM	129
-#define WC_GRH			1u
-#define WC_WITH_IMM		2u
 
 #define GRH_BYTES		40
 #define MAX_SEGS		(256 + 1)
@@ -86,7 +72,7 @@ static void srq_limit_check(struct eng_srq *srq)
 
 	if (srq->srq_limit && left >= 0 && (uint32_t)left < srq->srq_limit) {
 		srq->srq_limit = 0;
-		eng_event_push(srq->o.conn, ENG_EV_SRQ_LIMIT_REACHED,
+		eng_event_push(srq->o.conn, IBV_EVENT_SRQ_LIMIT_REACHED,
 			       PV_OBJ_SRQ, srq->o.handle);
 	}
 }
@@ -131,17 +117,17 @@ static int resp_local_err(struct eng *e, struct eng_qp *dst, uint64_t wr_id,
 			  uint32_t status, int rc_for_rc)
 {
 	struct pv_cqe cqe = { .wr_id = wr_id, .status = status,
-			      .opcode = WC_RECV };
+			      .opcode = IBV_WC_RECV };
 
 	dst->dp->rx_active = false;	/* completed here, not flushed */
 	rq_cqe(e, dst, &cqe, false);
 	eng_dp_qp_error(e, dst);
-	return dst->init.qp_type == ENG_QPT_RC ? rc_for_rc : ENG_DP_DROP;
+	return dst->init.qp_type == IBV_QPT_RC ? rc_for_rc : ENG_DP_DROP;
 }
 
 static int no_recv(struct eng_qp *dst, bool fatal)
 {
-	if (dst->init.qp_type != ENG_QPT_RC) {
+	if (dst->init.qp_type != IBV_QPT_RC) {
 		eng_stat_inc(dp_drops_no_recv);
 		return ENG_DP_DROP;
 	}
@@ -169,13 +155,13 @@ static int send_start(struct eng *e, struct eng_qp *dst, uint32_t need)
 		dq->rx_active = true;
 	}
 	nd = eng_dp_sge_range(dst->o.conn->dev, dst->pd, dq->rx.sge,
-			      dq->rx.num_sge, ENG_ACCESS_LOCAL_WRITE, 0, need,
+			      dq->rx.num_sge, IBV_ACCESS_LOCAL_WRITE, 0, need,
 			      segs, ENG_DP_MAX_SGE);
 	if (nd == -1)
-		return resp_local_err(e, dst, dq->rx.wr_id, WC_LOC_PROT_ERR,
+		return resp_local_err(e, dst, dq->rx.wr_id, IBV_WC_LOC_PROT_ERR,
 				      ENG_DP_NAK_OP);
 	if (nd == -2)
-		return resp_local_err(e, dst, dq->rx.wr_id, WC_LOC_LEN_ERR,
+		return resp_local_err(e, dst, dq->rx.wr_id, IBV_WC_LOC_LEN_ERR,
 				      ENG_DP_NAK_INV);
 	return ENG_DP_OK;
 }
@@ -187,7 +173,7 @@ static int resp_send(struct eng *e, struct eng_qp *dst,
 		     const struct eng_dp_msg *m)
 {
 	struct eng_seg dsegs[MAX_SEGS], ssegs[MAX_SEGS];
-	bool ud = dst->init.qp_type == ENG_QPT_UD;
+	bool ud = dst->init.qp_type == IBV_QPT_UD;
 	uint32_t hdr = ud ? GRH_BYTES : 0, nsrc = 0, n;
 	uint8_t grh[GRH_BYTES];
 	struct pv_cqe cqe = { 0 };
@@ -206,37 +192,37 @@ static int resp_send(struct eng *e, struct eng_qp *dst,
 	/* Looked up again: an MR deregistered mid-message fails it. */
 	n = m->chunk + (m->first ? hdr : 0);
 	nd = eng_dp_sge_range(dst->o.conn->dev, dst->pd, dq->rx.sge,
-			      dq->rx.num_sge, ENG_ACCESS_LOCAL_WRITE,
+			      dq->rx.num_sge, IBV_ACCESS_LOCAL_WRITE,
 			      m->first ? 0 : (uint64_t)m->off + hdr, n, dsegs,
 			      ENG_DP_MAX_SGE);
 	if (nd < 0)
-		return resp_local_err(e, dst, dq->rx.wr_id, WC_LOC_PROT_ERR,
+		return resp_local_err(e, dst, dq->rx.wr_id, IBV_WC_LOC_PROT_ERR,
 				      ENG_DP_NAK_OP);
 	if (ud) {
 		eng_dp_grh_build(grh, m->sgid, m->dgid, m->len + 8 + 12 + 8 +
 				 4, m->traffic_class, m->flow_label,
 				 m->hop_limit);
 		ssegs[nsrc++] = (struct eng_seg){ .ptr = grh, .len = GRH_BYTES };
-		cqe.wc_flags |= WC_GRH;
+		cqe.wc_flags |= IBV_WC_GRH;
 	}
 	memcpy(&ssegs[nsrc], m->segs, m->nsegs * sizeof(*m->segs));
 	nsrc += m->nsegs;
 	if (eng_dp_copy(dsegs, (uint32_t)nd, ssegs, nsrc, n) < 0)
-		return resp_local_err(e, dst, dq->rx.wr_id, WC_LOC_PROT_ERR,
+		return resp_local_err(e, dst, dq->rx.wr_id, IBV_WC_LOC_PROT_ERR,
 				      ENG_DP_NAK_OP);
 	eng_stat_add(dp_bytes, m->chunk);
 	if (!m->last)
 		return ENG_DP_OK;
 	dq->rx_active = false;
 	cqe.wr_id = dq->rx.wr_id;
-	cqe.opcode = WC_RECV;
+	cqe.opcode = IBV_WC_RECV;
 	cqe.byte_len = m->len + hdr;
 	cqe.src_qp = m->src->qp_num;
-	if (m->opcode == WR_SEND_WITH_IMM) {
+	if (m->opcode == IBV_WR_SEND_WITH_IMM) {
 		cqe.imm_data = m->imm_data;
-		cqe.wc_flags |= WC_WITH_IMM;
+		cqe.wc_flags |= IBV_WC_WITH_IMM;
 	}
-	rq_cqe(e, dst, &cqe, m->send_flags & SEND_SOLICITED);
+	rq_cqe(e, dst, &cqe, m->send_flags & IBV_SEND_SOLICITED);
 	return ENG_DP_OK;
 }
 
@@ -257,7 +243,7 @@ static struct eng_mr *remote_mr(struct eng_qp *dst, const struct eng_dp_msg *m,
 static int access_err(struct eng *e, struct eng_qp *dst)
 {
 	eng_stat_inc(dp_access_errors);
-	if (dst->init.qp_type != ENG_QPT_RC)
+	if (dst->init.qp_type != IBV_QPT_RC)
 		return ENG_DP_DROP;
 	eng_dp_rguard_access_err(dst);
 	eng_dp_qp_error(e, dst);
@@ -270,7 +256,7 @@ static int access_err(struct eng *e, struct eng_qp *dst)
 static int resp_write(struct eng *e, struct eng_qp *dst,
 		      const struct eng_dp_msg *m)
 {
-	bool imm = m->opcode == WR_RDMA_WRITE_WITH_IMM, fatal;
+	bool imm = m->opcode == IBV_WR_RDMA_WRITE_WITH_IMM, fatal;
 	uint64_t va = m->remote_addr + m->off;
 	struct pv_cqe cqe = { 0 };
 	struct eng_dp_rwqe w;
@@ -297,12 +283,12 @@ static int resp_write(struct eng *e, struct eng_qp *dst,
 		return no_recv(dst, fatal);
 	rq_take(dst, &s);
 	cqe.wr_id = w.wr_id;
-	cqe.opcode = WC_RECV_RDMA_WITH_IMM;
+	cqe.opcode = IBV_WC_RECV_RDMA_WITH_IMM;
 	cqe.byte_len = m->len;
 	cqe.imm_data = m->imm_data;
-	cqe.wc_flags = WC_WITH_IMM;
+	cqe.wc_flags = IBV_WC_WITH_IMM;
 	cqe.src_qp = m->src->qp_num;
-	rq_cqe(e, dst, &cqe, m->send_flags & SEND_SOLICITED);
+	rq_cqe(e, dst, &cqe, m->send_flags & IBV_SEND_SOLICITED);
 	return ENG_DP_OK;
 }
 
@@ -352,13 +338,13 @@ int eng_dp_resp_deliver(struct eng *e, struct eng_qp *dst,
 			uint32_t nrd, uint64_t *atomic_orig)
 {
 	switch (m->opcode) {
-	case WR_SEND:
-	case WR_SEND_WITH_IMM:
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
 		return resp_send(e, dst, m);
-	case WR_RDMA_WRITE:
-	case WR_RDMA_WRITE_WITH_IMM:
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
 		return resp_write(e, dst, m);
-	case WR_RDMA_READ:
+	case IBV_WR_RDMA_READ:
 		return resp_read(e, dst, m, rd, nrd);
 	default:
 		return resp_atomic(e, dst, m, atomic_orig);

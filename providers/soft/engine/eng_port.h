@@ -13,10 +13,6 @@
  */
 #define ENG_ROCE_OVERHEAD	(40 + 8 + 12 + 16 + 4 + 4)
 
-/* Values of enum ibv_mtu. */
-#define ENG_IB_MTU_256		1
-#define ENG_IB_MTU_4096		5
-
 /* The largest IB MTU (enum ibv_mtu, 1..5) whose packets fit an interface
  * MTU of netdev_mtu bytes; 0 when not even 256 fits. */
 uint32_t eng_port_ib_mtu(uint32_t netdev_mtu);
@@ -32,5 +28,13 @@ uint64_t eng_port_guid_from_mac(const uint8_t mac[6]);
  * its device.  (Memory keys: eng_mrkey.h.) */
 #define ENG_QPN_MAX		0xfffffeu
 #define ENG_QPN_QUARANTINE	4096u
+
+/* Port attributes verbs.h keeps as plain numbers, in PortInfo's encodings
+ * (IBA 14.2.5.6; ibv_query_port(3)): PortPhysicalState, LinkWidthActive,
+ * LinkSpeedActive.  A soft port reports 4X EDR. */
+#define ENG_PORT_PHYS_DISABLED	3
+#define ENG_PORT_PHYS_LINK_UP	5
+#define ENG_PORT_WIDTH_4X	2
+#define ENG_PORT_SPEED_EDR	32
 
 #endif /* ENG_PORT_H */

@@ -68,7 +68,6 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_fdcheck.h \
 	providers/soft/engine/eng_gid_own.h \
 	providers/soft/engine/eng_handles.h \
-	providers/soft/engine/eng_ibv.h \
 	providers/soft/engine/eng_idtab.h \
 	providers/soft/engine/eng_limits.h \
 	providers/soft/engine/eng_list.h \

@@ -10,8 +10,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <infiniband/verbs.h>
+
 #include "providers/soft/engine/eng_dp.h"
-#include "providers/soft/engine/eng_ibv.h"
 
 static void test_eng_dp_ring__geometry_is_pow2_and_fits(void **state)
 {
@@ -102,35 +103,35 @@ static void test_eng_dp_ring__send_wqe_checks(void **state)
 	struct pv_send_wqe w = { .opcode = 2 /* SEND */, .num_sge = 2 };
 
 	(void)state;
-	assert_int_equal(eng_dp_send_wqe_check(&w, ENG_QPT_RC, &cap, 256), 0);
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_RC, &cap, 256), 0);
 	w.num_sge = 3;
-	assert_int_equal(eng_dp_send_wqe_check(&w, ENG_QPT_RC, &cap, 256),
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_RC, &cap, 256),
 			 -EINVAL);
 	w.num_sge = 2;
-	assert_int_equal(eng_dp_send_wqe_check(&w, ENG_QPT_RC, &cap, 64),
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_RC, &cap, 64),
 			 -EINVAL);	/* does not fit the entry */
 	w.send_flags = 8;	/* INLINE */
 	w.inline_len = 64;
-	assert_int_equal(eng_dp_send_wqe_check(&w, ENG_QPT_RC, &cap, 256), 0);
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_RC, &cap, 256), 0);
 	w.inline_len = 65;
-	assert_int_equal(eng_dp_send_wqe_check(&w, ENG_QPT_RC, &cap, 256),
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_RC, &cap, 256),
 			 -EINVAL);
 	w.send_flags = 0;
 	w.opcode = 4;		/* RDMA_READ: RC only */
-	assert_int_equal(eng_dp_send_wqe_check(&w, ENG_QPT_RC, &cap, 256), 0);
-	assert_int_equal(eng_dp_send_wqe_check(&w, ENG_QPT_UC, &cap, 256),
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_RC, &cap, 256), 0);
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_UC, &cap, 256),
 			 -EINVAL);
 	w.opcode = 0;		/* RDMA_WRITE: not on UD */
-	assert_int_equal(eng_dp_send_wqe_check(&w, ENG_QPT_UC, &cap, 256), 0);
-	assert_int_equal(eng_dp_send_wqe_check(&w, ENG_QPT_UD, &cap, 256),
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_UC, &cap, 256), 0);
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_UD, &cap, 256),
 			 -EINVAL);
 	w.opcode = 9;		/* SEND_WITH_INV: not supported */
-	assert_int_equal(eng_dp_send_wqe_check(&w, ENG_QPT_RC, &cap, 256),
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_RC, &cap, 256),
 			 -EINVAL);
 	w.opcode = 4;
 	w.send_flags = 8;	/* inline read makes no sense */
 	w.inline_len = 8;
-	assert_int_equal(eng_dp_send_wqe_check(&w, ENG_QPT_RC, &cap, 256),
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_RC, &cap, 256),
 			 -EINVAL);
 }
 
@@ -162,11 +163,11 @@ static void test_eng_dp_check__range_is_byte_exact(void **state)
 static void test_eng_dp_check__remote_rights_per_opcode(void **state)
 {
 	(void)state;
-	assert_int_equal(eng_dp_remote_access_for(0), ENG_ACCESS_REMOTE_WRITE);
-	assert_int_equal(eng_dp_remote_access_for(1), ENG_ACCESS_REMOTE_WRITE);
-	assert_int_equal(eng_dp_remote_access_for(4), ENG_ACCESS_REMOTE_READ);
-	assert_int_equal(eng_dp_remote_access_for(5), ENG_ACCESS_REMOTE_ATOMIC);
-	assert_int_equal(eng_dp_remote_access_for(6), ENG_ACCESS_REMOTE_ATOMIC);
+	assert_int_equal(eng_dp_remote_access_for(0), IBV_ACCESS_REMOTE_WRITE);
+	assert_int_equal(eng_dp_remote_access_for(1), IBV_ACCESS_REMOTE_WRITE);
+	assert_int_equal(eng_dp_remote_access_for(4), IBV_ACCESS_REMOTE_READ);
+	assert_int_equal(eng_dp_remote_access_for(5), IBV_ACCESS_REMOTE_ATOMIC);
+	assert_int_equal(eng_dp_remote_access_for(6), IBV_ACCESS_REMOTE_ATOMIC);
 	assert_int_equal(eng_dp_remote_access_for(2), 0);
 }
 
