@@ -7,6 +7,7 @@
 #include <infiniband/verbs.h>
 
 #include "providers/soft/engine/eng_dp.h"
+#include "providers/soft/engine/eng_wr.h"
 
 bool eng_dp_range_ok(uint64_t start, uint64_t mr_len, uint64_t va,
 		     uint64_t len)
@@ -21,16 +22,12 @@ bool eng_dp_range_ok(uint64_t start, uint64_t mr_len, uint64_t va,
 
 uint32_t eng_dp_remote_access_for(uint32_t wr_opcode)
 {
-	switch (wr_opcode) {
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	if (eng_wr_is_write(wr_opcode))
 		return IBV_ACCESS_REMOTE_WRITE;
-	case IBV_WR_RDMA_READ:
+	if (eng_wr_is_read(wr_opcode))
 		return IBV_ACCESS_REMOTE_READ;
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+	if (eng_wr_is_atomic(wr_opcode))
 		return IBV_ACCESS_REMOTE_ATOMIC;
-	}
 	return 0;
 }
 

@@ -22,6 +22,7 @@
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_port.h"
 #include "providers/soft/engine/eng_stats.h"
+#include "providers/soft/engine/eng_wr.h"
 
 #define ST_WAIT			(-1)	/* WQE stays; a timer is armed */
 #define ST_MORE			(-2)	/* a chunk moved, more remain */
@@ -83,7 +84,7 @@ struct eng_qp *eng_dp_find_dest(struct eng *e, struct eng_dp_qp *dq,
 	}
 	dst = eng_idtab_get(&d->qps, qpn & 0xffffff);
 	/* A QP receives from RTR on; RESET/INIT/ERR ones drop packets. */
-	if (!dst || dst->state < IBV_QPS_RTR || dst->state == IBV_QPS_ERR ||
+	if (!dst || !eng_qps_receives(dst->state) ||
 	    dst->init.qp_type != dq->qp->init.qp_type) {
 		eng_stat_inc(dp_drops_no_dest);
 		return NULL;
@@ -97,7 +98,7 @@ static int local_segs(struct eng_qp *qp, struct eng_dp_swqe *sw,
 		      struct eng_seg *segs, uint32_t *nsegs, uint64_t *len)
 {
 	const struct pv_send_wqe *w = &sw->w;
-	uint32_t access = w->opcode >= IBV_WR_RDMA_READ ?
+	uint32_t access = eng_wr_needs_local_write(w->opcode) ?
 			  IBV_ACCESS_LOCAL_WRITE : 0;
 
 	*nsegs = 0;
@@ -199,7 +200,7 @@ static int chunk_segs(struct eng_dp_qp *dq, uint64_t off, uint64_t len,
 {
 	struct eng_dp_swqe *sw = &dq->cur;
 	struct eng_qp *qp = dq->qp;
-	uint32_t access = sw->w.opcode >= IBV_WR_RDMA_READ ?
+	uint32_t access = eng_wr_needs_local_write(sw->w.opcode) ?
 			  IBV_ACCESS_LOCAL_WRITE : 0;
 	int nd;
 
@@ -251,7 +252,7 @@ static struct eng_qp *req_dest(struct eng *e, struct eng_dp_qp *dq,
 static int req_chunk(struct eng *e, struct eng_dp_qp *dq, uint64_t *moved)
 {
 	const struct pv_send_wqe *w = &dq->cur.w;
-	bool atomic = w->opcode >= IBV_WR_ATOMIC_CMP_AND_SWP;
+	bool atomic = eng_wr_is_atomic(w->opcode);
 	uint64_t left = dq->total - dq->done, chunk = left;
 	struct eng_seg segs[ENG_DP_MAX_SGE];
 	struct eng_qp *qp = dq->qp, *dst;
@@ -332,8 +333,8 @@ static int req_start(struct eng *e, struct eng_dp_qp *dq)
 	dq->busy = true;
 	dq->done = 0;
 	st = local_segs(qp, &dq->cur, segs, &n, &dq->total);
-	if (st == IBV_WC_SUCCESS &&
-	    dq->cur.w.opcode >= IBV_WR_ATOMIC_CMP_AND_SWP && dq->total < 8)
+	if (st == IBV_WC_SUCCESS && eng_wr_is_atomic(dq->cur.w.opcode) &&
+	    dq->total < 8)
 		st = IBV_WC_LOC_LEN_ERR;
 	return st;
 }

@@ -16,6 +16,7 @@
 #include "providers/soft/engine/eng_dp_rguard.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_stats.h"
+#include "providers/soft/engine/eng_wr.h"
 
 #define GRH_BYTES		40
 #define MAX_SEGS		(256 + 1)
@@ -218,7 +219,7 @@ static int resp_send(struct eng *e, struct eng_qp *dst,
 	cqe.opcode = IBV_WC_RECV;
 	cqe.byte_len = m->len + hdr;
 	cqe.src_qp = m->src->qp_num;
-	if (m->opcode == IBV_WR_SEND_WITH_IMM) {
+	if (eng_wr_has_imm(m->opcode)) {
 		cqe.imm_data = m->imm_data;
 		cqe.wc_flags |= IBV_WC_WITH_IMM;
 	}
@@ -256,7 +257,7 @@ static int access_err(struct eng *e, struct eng_qp *dst)
 static int resp_write(struct eng *e, struct eng_qp *dst,
 		      const struct eng_dp_msg *m)
 {
-	bool imm = m->opcode == IBV_WR_RDMA_WRITE_WITH_IMM, fatal;
+	bool imm = eng_wr_has_imm(m->opcode), fatal;
 	uint64_t va = m->remote_addr + m->off;
 	struct pv_cqe cqe = { 0 };
 	struct eng_dp_rwqe w;
@@ -337,16 +338,13 @@ int eng_dp_resp_deliver(struct eng *e, struct eng_qp *dst,
 			const struct eng_dp_msg *m, const struct eng_seg *rd,
 			uint32_t nrd, uint64_t *atomic_orig)
 {
-	switch (m->opcode) {
-	case IBV_WR_SEND:
-	case IBV_WR_SEND_WITH_IMM:
+	if (eng_wr_is_send(m->opcode))
 		return resp_send(e, dst, m);
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	if (eng_wr_is_write(m->opcode))
 		return resp_write(e, dst, m);
-	case IBV_WR_RDMA_READ:
+	if (eng_wr_is_read(m->opcode))
 		return resp_read(e, dst, m, rd, nrd);
-	default:
+	if (eng_wr_is_atomic(m->opcode))
 		return resp_atomic(e, dst, m, atomic_orig);
-	}
+	return ENG_DP_NAK_INV;	/* the requester refuses it first */
 }

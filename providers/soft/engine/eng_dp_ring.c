@@ -10,6 +10,7 @@
 #include <infiniband/verbs.h>
 
 #include "providers/soft/engine/eng_dp.h"
+#include "providers/soft/engine/eng_wr.h"
 
 uint32_t eng_dp_pow2(uint32_t v)
 {
@@ -102,33 +103,16 @@ void eng_dp_ring_produce(struct eng_ring *r)
 	__atomic_store_n(&r->hdr->prod, r->own, __ATOMIC_RELEASE);
 }
 
-static bool opcode_ok(uint32_t op, uint32_t qp_type)
-{
-	switch (op) {
-	case IBV_WR_SEND:
-	case IBV_WR_SEND_WITH_IMM:
-		return true;
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		return qp_type == IBV_QPT_RC || qp_type == IBV_QPT_UC;
-	case IBV_WR_RDMA_READ:
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		return qp_type == IBV_QPT_RC;
-	}
-	return false;
-}
-
 int eng_dp_send_wqe_check(const struct pv_send_wqe *w, uint32_t qp_type,
 			  const struct pv_ipc_qp_cap *cap, uint32_t esz)
 {
 	uint64_t body;
 
-	if (!opcode_ok(w->opcode, qp_type))
+	if (!eng_wr_valid_for(w->opcode, qp_type))
 		return -EINVAL;
 	if (w->send_flags & IBV_SEND_INLINE) {
 		/* Inline data makes no sense for reads and atomics. */
-		if (w->opcode >= IBV_WR_RDMA_READ ||
+		if (!eng_wr_may_inline(w->opcode) ||
 		    w->inline_len > cap->max_inline_data)
 			return -EINVAL;
 		body = w->inline_len;

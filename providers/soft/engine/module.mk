@@ -84,7 +84,8 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_keytab.h \
 	providers/soft/engine/eng_mrkey.h \
 	providers/soft/engine/eng_rguard.h \
-	providers/soft/engine/eng_dp_rguard.h
+	providers/soft/engine/eng_dp_rguard.h \
+	providers/soft/engine/eng_wr.h
 
 $(eval $(call unit_test,test_eng_pure,tests/unit/engine/test_eng_pure.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_handles.o eng_idtab.o eng_limits.o eng_port.o eng_csprng.o eng_keytab.o eng_rguard.o),))
 $(eval $(call unit_test,test_eng_dispatch,tests/unit/engine/test_eng_dispatch.c,$(ENG_DEPS),$(NETNS_LIBS)))

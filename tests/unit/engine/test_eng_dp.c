@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of the data path's pure pieces: ring geometry and counters,
- * WQE validation, byte-exact range checks, atomics, the UD GRH, timers. */
+ * WQE validation, byte-exact range checks, atomics, the UD GRH, timers,
+ * and what each verbs opcode and QP state means (eng_wr.h). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <infiniband/verbs.h>
 
 #include "providers/soft/engine/eng_dp.h"
+#include "providers/soft/engine/eng_wr.h"
 
 static void test_eng_dp_ring__geometry_is_pow2_and_fits(void **state)
 {
@@ -262,6 +264,73 @@ static void test_eng_dp_timer__ack_timeout(void **state)
 	assert_true(eng_dp_now_ns() > 0);
 }
 
+/* Every enum ibv_wr_opcode value and a few past it, classified by hand:
+ * the predicates must not depend on the enum's order (ATOMIC_WRITE, 15,
+ * is no CMP_AND_SWP/FETCH_AND_ADD atomic, and nothing the engine lacks
+ * is valid on any QP). */
+static void test_eng_wr__every_opcode_classified(void **state)
+{
+	static const struct {
+		uint32_t op;
+		bool send, write, read, atomic, imm, lw, inl;
+		bool rc, uc, ud;
+	} t[] = {
+		{ IBV_WR_RDMA_WRITE,	      0, 1, 0, 0, 0, 0, 1, 1, 1, 0 },
+		{ IBV_WR_RDMA_WRITE_WITH_IMM, 0, 1, 0, 0, 1, 0, 1, 1, 1, 0 },
+		{ IBV_WR_SEND,		      1, 0, 0, 0, 0, 0, 1, 1, 1, 1 },
+		{ IBV_WR_SEND_WITH_IMM,	      1, 0, 0, 0, 1, 0, 1, 1, 1, 1 },
+		{ IBV_WR_RDMA_READ,	      0, 0, 1, 0, 0, 1, 0, 1, 0, 0 },
+		{ IBV_WR_ATOMIC_CMP_AND_SWP,  0, 0, 0, 1, 0, 1, 0, 1, 0, 0 },
+		{ IBV_WR_ATOMIC_FETCH_AND_ADD, 0, 0, 0, 1, 0, 1, 0, 1, 0, 0 },
+		{ IBV_WR_LOCAL_INV,	      0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ IBV_WR_BIND_MW,	      0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ IBV_WR_SEND_WITH_INV,	      0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ IBV_WR_TSO,		      0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ IBV_WR_DRIVER1,	      0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ IBV_WR_ATOMIC_WRITE,	      0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ 12,			      0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ 0x80000005u,		      0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ UINT32_MAX,		      0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		uint32_t op = t[i].op;
+
+		assert_int_equal(eng_wr_is_send(op), t[i].send);
+		assert_int_equal(eng_wr_is_write(op), t[i].write);
+		assert_int_equal(eng_wr_is_read(op), t[i].read);
+		assert_int_equal(eng_wr_is_atomic(op), t[i].atomic);
+		assert_int_equal(eng_wr_has_imm(op), t[i].imm);
+		assert_int_equal(eng_wr_needs_local_write(op), t[i].lw);
+		assert_int_equal(eng_wr_may_inline(op), t[i].inl);
+		assert_int_equal(eng_wr_valid_for(op, IBV_QPT_RC), t[i].rc);
+		assert_int_equal(eng_wr_valid_for(op, IBV_QPT_UC), t[i].uc);
+		assert_int_equal(eng_wr_valid_for(op, IBV_QPT_UD), t[i].ud);
+		/* The remote right each asks for follows the same classes. */
+		assert_int_equal(eng_dp_remote_access_for(op),
+				 t[i].write ? IBV_ACCESS_REMOTE_WRITE :
+				 t[i].read ? IBV_ACCESS_REMOTE_READ :
+				 t[i].atomic ? IBV_ACCESS_REMOTE_ATOMIC : 0);
+	}
+}
+
+/* IBA 10.3.1: RTR, RTS, SQD and SQE take incoming messages; RESET, INIT,
+ * ERR and anything else do not (UNKNOWN, 7, sorts after ERR). */
+static void test_eng_wr__qp_states_that_receive(void **state)
+{
+	(void)state;
+	assert_false(eng_qps_receives(IBV_QPS_RESET));
+	assert_false(eng_qps_receives(IBV_QPS_INIT));
+	assert_true(eng_qps_receives(IBV_QPS_RTR));
+	assert_true(eng_qps_receives(IBV_QPS_RTS));
+	assert_true(eng_qps_receives(IBV_QPS_SQD));
+	assert_true(eng_qps_receives(IBV_QPS_SQE));
+	assert_false(eng_qps_receives(IBV_QPS_ERR));
+	assert_false(eng_qps_receives(IBV_QPS_UNKNOWN));
+	assert_false(eng_qps_receives(UINT32_MAX));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -279,6 +348,8 @@ int main(void)
 		cmocka_unit_test(test_eng_dp_grh__ipv6_header),
 		cmocka_unit_test(test_eng_dp_timer__rnr_table),
 		cmocka_unit_test(test_eng_dp_timer__ack_timeout),
+		cmocka_unit_test(test_eng_wr__every_opcode_classified),
+		cmocka_unit_test(test_eng_wr__qp_states_that_receive),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
