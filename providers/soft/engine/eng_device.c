@@ -129,14 +129,15 @@ int eng_dev_register_kept(struct eng *e, int ns_fd, const struct netns_id *ns,
 	d->ns_fd = ns_fd;
 	d->ns = *ns;
 	d->watch.fd = -1;
-	d->pkey = pkey ? pkey : 0xffff;
+	d->pkey = pkey ? pkey : ENG_PKEY_DEFAULT;
 	d->guid = keep && keep->guid ? keep->guid
 				     : eng_port_guid_from_mac(link->mac);
 	d->port_state = PV_PORT_DOWN;
 	/* QP numbers are random 24-bit values (eng_idtab.h), never QP 0
 	 * and 1 (the special QPs of IBA 10.2.5) nor 0xffffff (the
 	 * multicast QPN, IBA 10.5.2.3 / 9.6.1.3). */
-	eng_idtab_init_sparse(&d->qps, 2, ENG_QPN_MAX, ENG_QPN_QUARANTINE);
+	eng_idtab_init_sparse(&d->qps, ENG_QPN_MIN, ENG_QPN_MAX,
+			      ENG_QPN_QUARANTINE);
 	eng_mrkeys_init(&d->mrs);
 	claims_set(d, pending_claims);
 	eng_dev_apply_link(e, d, link);
@@ -539,7 +540,7 @@ void eng_dev_port_attr(const struct eng_dev *d, struct pv_ipc_port_attr *o)
 	 * as zero GIDs. */
 	o->gid_tbl_len = PV_GID_TABLE_MAX;
 	o->port_cap_flags = IBV_PORT_CM_SUP | IBV_PORT_IP_BASED_GIDS;
-	o->max_msg_sz = 1u << 31;
+	o->max_msg_sz = ENG_PORT_MAX_MSG_SZ;
 	o->pkey_tbl_len = 1;
 	o->phys_state = up ? ENG_PORT_PHYS_LINK_UP : ENG_PORT_PHYS_DISABLED;
 	o->active_width = ENG_PORT_WIDTH_4X;

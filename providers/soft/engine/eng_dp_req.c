@@ -27,7 +27,6 @@
 #define ST_WAIT			(-1)	/* WQE stays; a timer is armed */
 #define ST_MORE			(-2)	/* a chunk moved, more remain */
 #define ST_FATAL		(-3)	/* malformed WQE: QP fatal */
-#define MAX_MSG			(1ull << 31)	/* port max_msg_sz */
 #define RNR_INFINITE		7
 #define INFINITE_RECHECK_NS	(10ull * 1000 * 1000)
 
@@ -40,7 +39,8 @@ static bool dev_has_gid(const struct eng_dev *d, const uint8_t gid[16])
  * full member (IBA 10.9.3). */
 static bool pkeys_match(uint16_t a, uint16_t b)
 {
-	return (a & 0x7fff) == (b & 0x7fff) && ((a | b) & 0x8000);
+	return (a & ENG_PKEY_BASE_MASK) == (b & ENG_PKEY_BASE_MASK) &&
+	       ((a | b) & ENG_PKEY_FULL_MEMBER);
 }
 
 /* The device whose table holds dgid: at most one does, since a GID
@@ -82,7 +82,7 @@ struct eng_qp *eng_dp_find_dest(struct eng *e, struct eng_dp_qp *dq,
 		eng_stat_inc(dp_drops_pkey);
 		return NULL;
 	}
-	dst = eng_idtab_get(&d->qps, qpn & 0xffffff);
+	dst = eng_idtab_get(&d->qps, qpn & ENG_BTH_24BIT_MASK);
 	/* A QP receives from RTR on; RESET/INIT/ERR ones drop packets. */
 	if (!dst || !eng_qps_receives(dst->state) ||
 	    dst->init.qp_type != dq->qp->init.qp_type) {
@@ -93,7 +93,7 @@ struct eng_qp *eng_dp_find_dest(struct eng *e, struct eng_dp_qp *dq,
 }
 
 /* The local side of a WQE (the engine's copy) as segments, at most
- * ENG_DP_MAX_SGE; returns a WC status. */
+ * ENG_SGE_MAX; returns a WC status. */
 static int local_segs(struct eng_qp *qp, struct eng_dp_swqe *sw,
 		      struct eng_seg *segs, uint32_t *nsegs, uint64_t *len)
 {
@@ -111,7 +111,7 @@ static int local_segs(struct eng_qp *qp, struct eng_dp_swqe *sw,
 		*len = w->inline_len;
 		return IBV_WC_SUCCESS;
 	}
-	for (uint32_t i = 0; i < w->num_sge && i < ENG_DP_MAX_SGE; i++) {
+	for (uint32_t i = 0; i < w->num_sge && i < ENG_SGE_MAX; i++) {
 		const struct pv_wqe_sge *s = &sw->sge[i];
 		struct eng_mr *mr;
 
@@ -124,7 +124,7 @@ static int local_segs(struct eng_qp *qp, struct eng_dp_swqe *sw,
 		eng_dp_mr_seg(mr, s->addr, s->length, &segs[(*nsegs)++]);
 		*len += s->length;
 	}
-	return *len > MAX_MSG ? IBV_WC_LOC_LEN_ERR : IBV_WC_SUCCESS;
+	return *len > ENG_PORT_MAX_MSG_SZ ? IBV_WC_LOC_LEN_ERR : IBV_WC_SUCCESS;
 }
 
 static int rnr_wait(struct eng_dp_qp *dq, const struct eng_qp *dst)
@@ -206,7 +206,7 @@ static int chunk_segs(struct eng_dp_qp *dq, uint64_t off, uint64_t len,
 
 	*n = 0;
 	if (sw->w.send_flags & IBV_SEND_INLINE) {
-		if (off + len > sw->w.inline_len || off + len > ENG_DP_MAX_INLINE)
+		if (off + len > sw->w.inline_len || off + len > ENG_INLINE_MAX)
 			return IBV_WC_LOC_LEN_ERR;	/* validated: a bug */
 		segs[0] = (struct eng_seg){ .ptr = sw->inl + off,
 					    .len = (uint32_t)len };
@@ -214,7 +214,7 @@ static int chunk_segs(struct eng_dp_qp *dq, uint64_t off, uint64_t len,
 		return IBV_WC_SUCCESS;
 	}
 	nd = eng_dp_sge_range(qp->o.conn->dev, qp->pd, sw->sge, sw->w.num_sge,
-			      access, off, len, segs, ENG_DP_MAX_SGE);
+			      access, off, len, segs, ENG_SGE_MAX);
 	if (nd < 0)
 		return nd == -1 ? IBV_WC_LOC_PROT_ERR : IBV_WC_LOC_LEN_ERR;
 	*n = (uint32_t)nd;
@@ -254,7 +254,7 @@ static int req_chunk(struct eng *e, struct eng_dp_qp *dq, uint64_t *moved)
 	const struct pv_send_wqe *w = &dq->cur.w;
 	bool atomic = eng_wr_is_atomic(w->opcode);
 	uint64_t left = dq->total - dq->done, chunk = left;
-	struct eng_seg segs[ENG_DP_MAX_SGE];
+	struct eng_seg segs[ENG_SGE_MAX];
 	struct eng_qp *qp = dq->qp, *dst;
 	struct eng_dp_msg m = { .src = qp, .opcode = w->opcode,
 				.send_flags = w->send_flags,
@@ -267,13 +267,13 @@ static int req_chunk(struct eng *e, struct eng_dp_qp *dq, uint64_t *moved)
 
 	*moved = 0;
 	if (atomic)
-		chunk = 8;
+		chunk = ENG_DP_ATOMIC_BYTES;
 	else if (qp->init.qp_type != IBV_QPT_UD && chunk > ENG_DP_CHUNK)
 		chunk = ENG_DP_CHUNK;
 	st = chunk_segs(dq, dq->done, chunk, segs, &n);
 	if (st != IBV_WC_SUCCESS)
 		return st;
-	m.len = atomic ? 8 : (uint32_t)dq->total;
+	m.len = atomic ? ENG_DP_ATOMIC_BYTES : (uint32_t)dq->total;
 	m.off = (uint32_t)dq->done;
 	m.chunk = (uint32_t)chunk;
 	m.first = dq->done == 0;
@@ -287,9 +287,10 @@ static int req_chunk(struct eng *e, struct eng_dp_qp *dq, uint64_t *moved)
 	if (rc == ENG_DP_RNR)
 		return rnr_wait(dq, dst);
 	if (rc == ENG_DP_OK && atomic) {
-		struct eng_seg o = { .ptr = (uint8_t *)&orig, .len = 8 };
+		struct eng_seg o = { .ptr = (uint8_t *)&orig,
+				     .len = ENG_DP_ATOMIC_BYTES };
 
-		if (eng_dp_copy(segs, n, &o, 1, 8) < 0)
+		if (eng_dp_copy(segs, n, &o, 1, ENG_DP_ATOMIC_BYTES) < 0)
 			return IBV_WC_LOC_PROT_ERR;
 	}
 	if (rc != ENG_DP_OK || m.last)
@@ -322,7 +323,7 @@ static void req_complete(struct eng *e, struct eng_qp *qp,
  * transport retries) and checks its whole local side.  A WC status. */
 static int req_start(struct eng *e, struct eng_dp_qp *dq)
 {
-	struct eng_seg segs[ENG_DP_MAX_SGE];
+	struct eng_seg segs[ENG_SGE_MAX];
 	struct eng_qp *qp = dq->qp;
 	uint32_t n;
 	int st;
@@ -334,7 +335,7 @@ static int req_start(struct eng *e, struct eng_dp_qp *dq)
 	dq->done = 0;
 	st = local_segs(qp, &dq->cur, segs, &n, &dq->total);
 	if (st == IBV_WC_SUCCESS && eng_wr_is_atomic(dq->cur.w.opcode) &&
-	    dq->total < 8)
+	    dq->total < ENG_DP_ATOMIC_BYTES)
 		st = IBV_WC_LOC_LEN_ERR;
 	return st;
 }

@@ -18,8 +18,10 @@
 #include "providers/soft/engine/eng_stats.h"
 #include "providers/soft/engine/eng_wr.h"
 
-#define GRH_BYTES		40
-#define MAX_SEGS		(256 + 1)
+#define MAX_SEGS		(ENG_SGE_MAX + 1)	/* and the GRH */
+/* The IP payload of a UD datagram of len bytes (RoCEv2): UDP 8, BTH 12,
+ * DETH 8, the payload, ICRC 4. */
+#define UD_IP_PAYLOAD(len)	(8 + 12 + 8 + (len) + 4)
 
 /* Where the destination's receive WQEs come from. */
 struct rq_src {
@@ -141,7 +143,7 @@ static int no_recv(struct eng_qp *dst, bool fatal)
 static int send_start(struct eng *e, struct eng_qp *dst, uint32_t need)
 {
 	struct eng_dp_qp *dq = dst->dp;
-	struct eng_seg segs[ENG_DP_MAX_SGE];
+	struct eng_seg segs[ENG_SGE_MAX];
 	struct rq_src s;
 	bool fatal;
 	int nd;
@@ -157,7 +159,7 @@ static int send_start(struct eng *e, struct eng_qp *dst, uint32_t need)
 	}
 	nd = eng_dp_sge_range(dst->o.conn->dev, dst->pd, dq->rx.sge,
 			      dq->rx.num_sge, IBV_ACCESS_LOCAL_WRITE, 0, need,
-			      segs, ENG_DP_MAX_SGE);
+			      segs, ENG_SGE_MAX);
 	if (nd == -1)
 		return resp_local_err(e, dst, dq->rx.wr_id, IBV_WC_LOC_PROT_ERR,
 				      ENG_DP_NAK_OP);
@@ -175,13 +177,13 @@ static int resp_send(struct eng *e, struct eng_qp *dst,
 {
 	struct eng_seg dsegs[MAX_SEGS], ssegs[MAX_SEGS];
 	bool ud = dst->init.qp_type == IBV_QPT_UD;
-	uint32_t hdr = ud ? GRH_BYTES : 0, nsrc = 0, n;
-	uint8_t grh[GRH_BYTES];
+	uint32_t hdr = ud ? ENG_DP_GRH_BYTES : 0, nsrc = 0, n;
+	uint8_t grh[ENG_DP_GRH_BYTES];
 	struct pv_cqe cqe = { 0 };
 	struct eng_dp_qp *dq = dst->dp;
 	int nd, rc;
 
-	if (m->nsegs > ENG_DP_MAX_SGE || !dq || (ud && !(m->first && m->last)))
+	if (m->nsegs > ENG_SGE_MAX || !dq || (ud && !(m->first && m->last)))
 		return ENG_DP_NAK_OP;	/* the requester bounds these */
 	if (m->first) {
 		rc = send_start(e, dst, m->len + hdr);
@@ -195,15 +197,15 @@ static int resp_send(struct eng *e, struct eng_qp *dst,
 	nd = eng_dp_sge_range(dst->o.conn->dev, dst->pd, dq->rx.sge,
 			      dq->rx.num_sge, IBV_ACCESS_LOCAL_WRITE,
 			      m->first ? 0 : (uint64_t)m->off + hdr, n, dsegs,
-			      ENG_DP_MAX_SGE);
+			      ENG_SGE_MAX);
 	if (nd < 0)
 		return resp_local_err(e, dst, dq->rx.wr_id, IBV_WC_LOC_PROT_ERR,
 				      ENG_DP_NAK_OP);
 	if (ud) {
-		eng_dp_grh_build(grh, m->sgid, m->dgid, m->len + 8 + 12 + 8 +
-				 4, m->traffic_class, m->flow_label,
-				 m->hop_limit);
-		ssegs[nsrc++] = (struct eng_seg){ .ptr = grh, .len = GRH_BYTES };
+		eng_dp_grh_build(grh, m->sgid, m->dgid, UD_IP_PAYLOAD(m->len),
+				 m->traffic_class, m->flow_label, m->hop_limit);
+		ssegs[nsrc++] = (struct eng_seg){ .ptr = grh,
+						  .len = ENG_DP_GRH_BYTES };
 		cqe.wc_flags |= IBV_WC_GRH;
 	}
 	memcpy(&ssegs[nsrc], m->segs, m->nsegs * sizeof(*m->segs));
@@ -321,14 +323,14 @@ static int resp_atomic(struct eng *e, struct eng_qp *dst,
 
 	/* IBA 9.4.5: an atomic's address must be 8-byte aligned, else the
 	 * request is invalid. */
-	if (m->remote_addr & 7) {
+	if (m->remote_addr & (ENG_DP_ATOMIC_BYTES - 1)) {
 		eng_dp_qp_error(e, dst);
 		return ENG_DP_NAK_INV;
 	}
-	mr = remote_mr(dst, m, m->remote_addr, 8);
+	mr = remote_mr(dst, m, m->remote_addr, ENG_DP_ATOMIC_BYTES);
 	if (!mr)
 		return access_err(e, dst);
-	eng_dp_mr_seg(mr, m->remote_addr, 8, &seg);
+	eng_dp_mr_seg(mr, m->remote_addr, ENG_DP_ATOMIC_BYTES, &seg);
 	if (eng_dp_atomic(&seg, m->opcode, m->compare_add, m->swap, orig) < 0)
 		return access_err(e, dst);
 	return ENG_DP_OK;

@@ -149,7 +149,7 @@ int eng_dp_recv_wqe_fetch(const struct eng_ring *r, uint32_t max_sge,
 
 	eng_dp_shm_read(&h, ent, sizeof(h));
 	if (eng_dp_recv_wqe_check(&h, max_sge, r->esz) < 0 ||
-	    h.num_sge > ENG_DP_MAX_SGE)
+	    h.num_sge > ENG_SGE_MAX)
 		return -EINVAL;
 	out->wr_id = h.wr_id;
 	out->num_sge = h.num_sge;
@@ -169,11 +169,11 @@ int eng_dp_send_wqe_fetch(const struct eng_ring *r, uint32_t qp_type,
 	if (eng_dp_send_wqe_check(&out->w, qp_type, cap, r->esz) < 0)
 		return -EINVAL;
 	if (out->w.send_flags & IBV_SEND_INLINE) {
-		if (out->w.inline_len > ENG_DP_MAX_INLINE)
+		if (out->w.inline_len > ENG_INLINE_MAX)
 			return -EINVAL;
 		body = out->w.inline_len;
 	} else {
-		if (out->w.num_sge > ENG_DP_MAX_SGE)
+		if (out->w.num_sge > ENG_SGE_MAX)
 			return -EINVAL;
 		body = (size_t)out->w.num_sge * sizeof(out->sge[0]);
 	}
