@@ -72,6 +72,22 @@ static inline bool eng_wr_valid_for(uint32_t op, uint32_t qp_type)
 	return false;
 }
 
+/* A value of enum ibv_qp_state a QP can be in or be asked to go to. */
+static inline bool eng_qps_known(uint32_t state)
+{
+	switch (state) {
+	case IBV_QPS_RESET:
+	case IBV_QPS_INIT:
+	case IBV_QPS_RTR:
+	case IBV_QPS_RTS:
+	case IBV_QPS_SQD:
+	case IBV_QPS_SQE:
+	case IBV_QPS_ERR:
+		return true;
+	}
+	return false;
+}
+
 /* A QP takes incoming messages from RTR on (IBA 10.3.1): RTR, RTS, SQD
  * and SQE do; RESET, INIT and ERR drop them. */
 static inline bool eng_qps_receives(uint32_t state)

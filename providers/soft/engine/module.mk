@@ -154,3 +154,7 @@ $(SEC_ATTACK): $(call objs,tests/integration/sec/sec_attack.c) $(PV_COMMON_OBJS)
 	$(CC) $(BASE_LDFLAGS) -o $@ $^
 
 ALL_TARGETS += $(SEC_ATTACK)
+
+# The IPC ABI's mirrors of verbs values and the engine's limit-shaped
+# constants, checked against what they mirror (no objects: all constants).
+$(eval $(call unit_test,test_eng_values,tests/unit/engine/test_eng_values.c,,))

@@ -329,6 +329,10 @@ static void test_eng_wr__qp_states_that_receive(void **state)
 	assert_false(eng_qps_receives(IBV_QPS_ERR));
 	assert_false(eng_qps_receives(IBV_QPS_UNKNOWN));
 	assert_false(eng_qps_receives(UINT32_MAX));
+	for (uint32_t s = IBV_QPS_RESET; s <= IBV_QPS_ERR; s++)
+		assert_true(eng_qps_known(s));
+	assert_false(eng_qps_known(IBV_QPS_UNKNOWN));
+	assert_false(eng_qps_known(UINT32_MAX));
 }
 
 int main(void)
