@@ -38,8 +38,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <infiniband/verbs.h>
+
 #include "providers/soft/engine/eng_dp.h"
-#include "providers/soft/engine/eng_ibv.h"
 #include "providers/soft/pv-soft-ring-abi.h"
 #include "tests/fuzz/fuzz_eng.h"
 
@@ -122,8 +123,8 @@ static void ah_attr(struct pv_ipc_ah_attr *a)
 static int qp_up(struct fz_qp *q, uint32_t dest)
 {
 	struct pv_ipc_qp_modify m;
-	static const uint32_t states[] = { ENG_QPS_INIT, ENG_QPS_RTR,
-					   ENG_QPS_RTS };
+	static const uint32_t states[] = { IBV_QPS_INIT, IBV_QPS_RTR,
+					   IBV_QPS_RTS };
 	/* ibv_qp_attr_mask bits per transition (IBA 10.2.4 / rdma-core). */
 	uint32_t rc_masks[] = { 1 | 8 | 16 | 32,
 				1 | 128 | 256 | 4096 | 131072 | 32768 |
@@ -132,8 +133,8 @@ static int qp_up(struct fz_qp *q, uint32_t dest)
 	uint32_t uc_masks[] = { 1 | 8 | 16 | 32,
 				1 | 128 | 256 | 4096 | (1u << 20), 1 | 65536 };
 	uint32_t ud_masks[] = { 1 | 16 | 32 | 64, 1, 1 | 65536 };
-	const uint32_t *masks = S.qpt == ENG_QPT_RC ? rc_masks :
-				S.qpt == ENG_QPT_UC ? uc_masks : ud_masks;
+	const uint32_t *masks = S.qpt == IBV_QPT_RC ? rc_masks :
+				S.qpt == IBV_QPT_UC ? uc_masks : ud_masks;
 
 	for (int i = 0; i < 3; i++) {
 		memset(&m, 0, sizeof(m));
@@ -203,7 +204,7 @@ static int setup(uint8_t type)
 	struct pv_ipc_handle h = { 0 };
 	int mfd;
 
-	S.qpt = ENG_QPT_RC + type % 3;
+	S.qpt = IBV_QPT_RC + type % 3;
 	if (fz_eng_setup(&S.f) < 0)
 		return -1;
 	ref.dev_id = S.f.dev->id;
@@ -257,7 +258,7 @@ static int setup(uint8_t type)
 		return -1;
 	ah.pd_handle = S.pd;
 	ah_attr(&ah.attr);
-	if (S.qpt == ENG_QPT_UD &&
+	if (S.qpt == IBV_QPT_UD &&
 	    fz_eng_call(&S.f, PV_OP_AH_CREATE, &ah, sizeof(ah), NULL, 0) == 0)
 		S.ah = reply_u32(0);
 	return 0;

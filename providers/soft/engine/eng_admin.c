@@ -11,9 +11,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "providers/soft/engine/eng_ibv.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
+#include "providers/soft/engine/eng_port.h"
 #include "providers/soft/engine/eng_stats.h"
 
 static bool str_ok(const char *s, size_t cap)
@@ -33,7 +33,7 @@ int eng_op_adm_dev_add(struct eng_req *r)
 	    !str_ok(in->name, sizeof(in->name)) || !in->ifname[0])
 		return -EINVAL;
 	/* The low 15 bits name the partition; 0 is not a valid one. */
-	if (in->pkey && !(in->pkey & 0x7fff))
+	if (in->pkey && !(in->pkey & ENG_PKEY_BASE_MASK))
 		return -EINVAL;
 	/* Copied once, then checked (the request is the client's). */
 	if ((in->flags & PV_ADM_DEV_ADD_CLAIMS) &&

@@ -11,9 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <infiniband/verbs.h>
+
 #include "providers/soft/engine/eng.h"
 #include "providers/soft/engine/eng_gid_own.h"
-#include "providers/soft/engine/eng_ibv.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
@@ -128,14 +129,15 @@ int eng_dev_register_kept(struct eng *e, int ns_fd, const struct netns_id *ns,
 	d->ns_fd = ns_fd;
 	d->ns = *ns;
 	d->watch.fd = -1;
-	d->pkey = pkey ? pkey : 0xffff;
+	d->pkey = pkey ? pkey : ENG_PKEY_DEFAULT;
 	d->guid = keep && keep->guid ? keep->guid
 				     : eng_port_guid_from_mac(link->mac);
 	d->port_state = PV_PORT_DOWN;
 	/* QP numbers are random 24-bit values (eng_idtab.h), never QP 0
 	 * and 1 (the special QPs of IBA 10.2.5) nor 0xffffff (the
 	 * multicast QPN, IBA 10.5.2.3 / 9.6.1.3). */
-	eng_idtab_init_sparse(&d->qps, 2, ENG_QPN_MAX, ENG_QPN_QUARANTINE);
+	eng_idtab_init_sparse(&d->qps, ENG_QPN_MIN, ENG_QPN_MAX,
+			      ENG_QPN_QUARANTINE);
 	eng_mrkeys_init(&d->mrs);
 	claims_set(d, pending_claims);
 	eng_dev_apply_link(e, d, link);
@@ -242,7 +244,7 @@ static void gids_rebuild(struct eng *e, struct eng_dev *d, bool may_reclaim)
 	eng_stat_inc(gid_changes);
 	eng_info("device %s (%u): GID table now has %u entries", d->name,
 		 d->id, cl.count);
-	eng_event_push_dev(e, d, ENG_EV_GID_CHANGE, PV_OBJ_PORT, 1);
+	eng_event_push_dev(e, d, IBV_EVENT_GID_CHANGE, PV_OBJ_PORT, 1);
 	if (d->claim_count)
 		gids_evict(e, d);
 	if (released && may_reclaim)
@@ -303,7 +305,7 @@ void eng_dev_apply_link(struct eng *e, struct eng_dev *d,
 		n = got > 0 ? (uint32_t)got : 0;
 		d->netdev_mtu = link->mtu;
 		mtu = eng_port_ib_mtu(link->mtu);
-		d->active_mtu = mtu ? mtu : ENG_IB_MTU_256;
+		d->active_mtu = mtu ? mtu : IBV_MTU_256;
 		d->port_state = link->up && link->running ? PV_PORT_ACTIVE
 							  : PV_PORT_DOWN;
 	} else {
@@ -320,8 +322,9 @@ void eng_dev_apply_link(struct eng *e, struct eng_dev *d,
 		eng_info("device %s (%u): port %s%s", d->name, d->id,
 			 up ? "ACTIVE" : "DOWN",
 			 link ? "" : " (interface gone)");
-		eng_event_push_dev(e, d, up ? ENG_EV_PORT_ACTIVE
-					    : ENG_EV_PORT_ERR, PV_OBJ_PORT, 1);
+		eng_event_push_dev(e, d,
+				   up ? IBV_EVENT_PORT_ACTIVE : IBV_EVENT_PORT_ERR,
+				   PV_OBJ_PORT, 1);
 	}
 }
 
@@ -453,7 +456,7 @@ void eng_dev_remove(struct eng *e, struct eng_dev *d)
 
 		if (c->dev != d)
 			continue;
-		eng_event_push(c, ENG_EV_DEVICE_FATAL, PV_OBJ_NONE, 0);
+		eng_event_push(c, IBV_EVENT_DEVICE_FATAL, PV_OBJ_NONE, 0);
 		eng_objs_detach_dev(e, c);
 	}
 	if (d->watch.fd >= 0) {
@@ -499,10 +502,10 @@ void eng_dev_attr(const struct eng_dev *d, struct pv_ipc_dev_attr *o)
 	o->page_size_cap = 0xfffff000u;	/* any power of two >= 4 KiB */
 	o->vendor_id = PV_VENDOR_ID;
 	o->vendor_part_id = PV_VENDOR_PART_ID;
-	o->device_cap_flags = ENG_DEVICE_RESIZE_MAX_WR |
-		ENG_DEVICE_CURR_QP_STATE_MOD | ENG_DEVICE_PORT_ACTIVE_EVENT |
-		ENG_DEVICE_SYS_IMAGE_GUID | ENG_DEVICE_RC_RNR_NAK_GEN |
-		ENG_DEVICE_SRQ_RESIZE | ENG_DEVICE_N_NOTIFY_CQ;
+	o->device_cap_flags = IBV_DEVICE_RESIZE_MAX_WR |
+		IBV_DEVICE_CURR_QP_STATE_MOD | IBV_DEVICE_PORT_ACTIVE_EVENT |
+		IBV_DEVICE_SYS_IMAGE_GUID | IBV_DEVICE_RC_RNR_NAK_GEN |
+		IBV_DEVICE_SRQ_RESIZE | IBV_DEVICE_N_NOTIFY_CQ;
 	o->max_qp = (uint32_t)eng_lim.max_qp;
 	o->max_qp_wr = (uint32_t)eng_lim.max_qp_wr;
 	o->max_sge = (uint32_t)eng_lim.max_sge;
@@ -518,7 +521,7 @@ void eng_dev_attr(const struct eng_dev *d, struct pv_ipc_dev_attr *o)
 	o->max_srq_sge = (uint32_t)eng_lim.max_sge;
 	o->max_ah = (uint32_t)eng_lim.max_ah;
 	o->max_pkeys = 1;
-	o->atomic_cap = ENG_ATOMIC_HCA;
+	o->atomic_cap = IBV_ATOMIC_HCA;
 	o->max_inline_data = (uint32_t)eng_lim.max_inline;
 	o->phys_port_cnt = 1;
 	snprintf(o->fw_ver, sizeof(o->fw_ver), "podverbs %d", PV_IPC_VERSION);
@@ -530,17 +533,17 @@ void eng_dev_port_attr(const struct eng_dev *d, struct pv_ipc_port_attr *o)
 
 	memset(o, 0, sizeof(*o));
 	o->state = d->port_state;
-	o->max_mtu = ENG_IB_MTU_4096;
+	o->max_mtu = IBV_MTU_4096;
 	o->active_mtu = d->active_mtu;
 	o->netdev_mtu = d->netdev_mtu;
 	/* The table's capacity, like hardware; entries past gid_count read
 	 * as zero GIDs. */
 	o->gid_tbl_len = PV_GID_TABLE_MAX;
-	o->port_cap_flags = ENG_PORT_CM_SUP | ENG_PORT_IP_BASED_GIDS;
-	o->max_msg_sz = 1u << 31;
+	o->port_cap_flags = IBV_PORT_CM_SUP | IBV_PORT_IP_BASED_GIDS;
+	o->max_msg_sz = ENG_PORT_MAX_MSG_SZ;
 	o->pkey_tbl_len = 1;
-	o->phys_state = up ? ENG_PHYS_LINK_UP : ENG_PHYS_DISABLED;
-	o->active_width = ENG_WIDTH_4X;
-	o->active_speed = ENG_SPEED_EDR;
-	o->link_layer = ENG_LINK_LAYER_ETHERNET;
+	o->phys_state = up ? ENG_PORT_PHYS_LINK_UP : ENG_PORT_PHYS_DISABLED;
+	o->active_width = ENG_PORT_WIDTH_4X;
+	o->active_speed = ENG_PORT_SPEED_EDR;
+	o->link_layer = IBV_LINK_LAYER_ETHERNET;
 }

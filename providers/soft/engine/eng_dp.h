@@ -32,28 +32,26 @@
 #include <stdint.h>
 
 #include "providers/soft/engine/eng.h"
+#include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_obj.h"
 #include "providers/soft/pv-soft-ring-abi.h"
 
-/* Bounds of a WQE's body: eng_limits caps max_sge at 256 and max_inline
- * at 4096, so a granted queue never needs more than this. */
-#define ENG_DP_MAX_SGE		256
-#define ENG_DP_MAX_INLINE	4096
-
 /* A receive WQE as the engine uses it: copied once out of the ring, then
- * validated; the ring slot is never read again. */
+ * validated; the ring slot is never read again.  Bounds of a WQE's body:
+ * eng_limits caps max_sge at ENG_SGE_MAX and max_inline at
+ * ENG_INLINE_MAX, so a granted queue never needs more. */
 struct eng_dp_rwqe {
 	uint64_t wr_id;
 	uint32_t num_sge;
-	struct pv_wqe_sge sge[ENG_DP_MAX_SGE];
+	struct pv_wqe_sge sge[ENG_SGE_MAX];
 };
 
 /* A send WQE likewise, with its SGE list or its inline bytes. */
 struct eng_dp_swqe {
 	struct pv_send_wqe w;
 	union {
-		struct pv_wqe_sge sge[ENG_DP_MAX_SGE];
-		uint8_t inl[ENG_DP_MAX_INLINE];
+		struct pv_wqe_sge sge[ENG_SGE_MAX];
+		uint8_t inl[ENG_INLINE_MAX];
 	};
 };
 
@@ -195,9 +193,11 @@ uint64_t eng_dp_atomic_apply(uint32_t wr_opcode, uint64_t *target,
 uint32_t eng_dp_wc_opcode(uint32_t wr_opcode);
 
 /* ---- eng_dp_grh.c (pure) ---- */
-/* Writes the 40 bytes a UD receive buffer starts with: an IPv6 header,
- * or for IPv4-mapped GIDs 20 zero bytes then an IPv4 header. */
-void eng_dp_grh_build(uint8_t out[40], const uint8_t sgid[16],
+/* Writes the ENG_DP_GRH_BYTES (IBA 11.4.1.2: 40) a UD receive buffer
+ * starts with: an IPv6 header, or for IPv4-mapped GIDs 20 zero bytes then
+ * an IPv4 header. */
+#define ENG_DP_GRH_BYTES	40
+void eng_dp_grh_build(uint8_t out[ENG_DP_GRH_BYTES], const uint8_t sgid[16],
 		      const uint8_t dgid[16], uint32_t payload_len,
 		      uint8_t traffic_class, uint32_t flow_label,
 		      uint8_t hop_limit);
@@ -226,6 +226,9 @@ void eng_dp_mr_seg(const struct eng_mr *mr, uint64_t va, uint32_t len,
  * checked to hold len bytes).  0, or -EOVERFLOW on a caller bug. */
 int eng_dp_copy(const struct eng_seg *dst, uint32_t ndst,
 		const struct eng_seg *src, uint32_t nsrc, uint32_t len);
+/* IBA 9.4.5: atomics work on 64 bits, at an address aligned to them. */
+#define ENG_DP_ATOMIC_BYTES	8
+
 /* 8-byte atomic on a segment; returns 0 and *orig or -errno. */
 int eng_dp_atomic(const struct eng_seg *s, uint32_t wr_opcode,
 		  uint64_t compare_add, uint64_t swap, uint64_t *orig);

@@ -9,8 +9,9 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <infiniband/verbs.h>
+
 #include "providers/soft/engine/eng_dp.h"
-#include "providers/soft/engine/eng_ibv.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_stats.h"
 
@@ -73,7 +74,7 @@ static void overflow(struct eng *e, struct eng_cq *cq)
 	eng_stat_inc(dp_cq_overflows);
 	eng_info("client %u: CQ %u overflowed: CQ and its QPs in error",
 		 c->id, cq->o.handle);
-	eng_event_push(c, ENG_EV_CQ_ERR, PV_OBJ_CQ, cq->o.handle);
+	eng_event_push(c, IBV_EVENT_CQ_ERR, PV_OBJ_CQ, cq->o.handle);
 	eng_list_for_each_safe(pos, tmp, &c->objs) {
 		struct eng_obj *o = eng_container_of(pos, struct eng_obj, link);
 		struct eng_qp *qp = (struct eng_qp *)o;

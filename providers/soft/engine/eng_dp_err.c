@@ -8,13 +8,11 @@
  */
 #include <string.h>
 
+#include <infiniband/verbs.h>
+
 #include "providers/soft/engine/eng_dp.h"
-#include "providers/soft/engine/eng_ibv.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_stats.h"
-
-#define WC_WR_FLUSH_ERR	5
-#define WC_RECV		128
 
 /* A ring whose producer counter is impossible: skip to it. */
 static void ring_resync(struct eng_ring *r)
@@ -36,7 +34,7 @@ static bool flush_ring(struct eng *e, struct eng_qp *qp, struct eng_ring *r,
 	for (int i = 0; i < n; i++) {
 		const void *ent = eng_dp_ring_entry(r, r->own);
 		struct pv_cqe cqe = {
-			.status = WC_WR_FLUSH_ERR,
+			.status = IBV_WC_WR_FLUSH_ERR,
 			.qp_num = qp->qp_num,
 		};
 
@@ -52,7 +50,7 @@ static bool flush_ring(struct eng *e, struct eng_qp *qp, struct eng_ring *r,
 
 			eng_dp_shm_read(&w, ent, sizeof(w));
 			cqe.wr_id = w.wr_id;
-			cqe.opcode = WC_RECV;
+			cqe.opcode = IBV_WC_RECV;
 		}
 		/* slot retired before its completion shows (ring ABI) */
 		eng_dp_ring_consume(r);
@@ -66,8 +64,9 @@ static bool flush_ring(struct eng *e, struct eng_qp *qp, struct eng_ring *r,
  * outstanding too, and flushed first (it was taken first). */
 static bool flush_rx(struct eng *e, struct eng_qp *qp, struct eng_dp_qp *dq)
 {
-	struct pv_cqe cqe = { .wr_id = dq->rx.wr_id, .status = WC_WR_FLUSH_ERR,
-			      .opcode = WC_RECV, .qp_num = qp->qp_num };
+	struct pv_cqe cqe = { .wr_id = dq->rx.wr_id,
+			      .status = IBV_WC_WR_FLUSH_ERR,
+			      .opcode = IBV_WC_RECV, .qp_num = qp->qp_num };
 
 	if (!dq->rx_active)
 		return false;
@@ -92,7 +91,7 @@ bool eng_dp_flush(struct eng *e, struct eng_qp *qp)
 		did |= flush_ring(e, qp, &dq->rq, false);
 	if (qp->srq && !dq->flushed_rq_srq_event) {
 		dq->flushed_rq_srq_event = true;
-		eng_event_push(qp->o.conn, ENG_EV_QP_LAST_WQE_REACHED,
+		eng_event_push(qp->o.conn, IBV_EVENT_QP_LAST_WQE_REACHED,
 			       PV_OBJ_QP, qp->o.handle);
 	}
 	return did;
@@ -100,9 +99,9 @@ bool eng_dp_flush(struct eng *e, struct eng_qp *qp)
 
 void eng_dp_qp_error(struct eng *e, struct eng_qp *qp)
 {
-	if (qp->state == ENG_QPS_ERR)
+	if (qp->state == IBV_QPS_ERR)
 		return;
-	qp->state = ENG_QPS_ERR;
+	qp->state = IBV_QPS_ERR;
 	eng_stat_inc(dp_qp_errors);
 	eng_dbg("client %u: QP %u to ERR", qp->o.conn->id, qp->qp_num);
 	if (qp->dp) {
@@ -117,7 +116,7 @@ void eng_dp_qp_fatal(struct eng *e, struct eng_qp *qp)
 	eng_stat_inc(dp_ring_errors);
 	eng_info("client %u: QP %u: malformed work request or ring; QP fatal",
 		 qp->o.conn->id, qp->qp_num);
-	eng_event_push(qp->o.conn, ENG_EV_QP_FATAL, PV_OBJ_QP, qp->o.handle);
+	eng_event_push(qp->o.conn, IBV_EVENT_QP_FATAL, PV_OBJ_QP, qp->o.handle);
 	eng_dp_qp_error(e, qp);
 }
 
@@ -126,7 +125,7 @@ void eng_dp_qp_modified(struct eng *e, struct eng_qp *qp,
 {
 	struct eng_dp_qp *dq = qp->dp;
 
-	if (qp->state == ENG_QPS_ERR && old_state != ENG_QPS_ERR) {
+	if (qp->state == IBV_QPS_ERR && old_state != IBV_QPS_ERR) {
 		if (dq) {
 			dq->timer_at = 0;
 			dq->timer_kind = ENG_DP_TIMER_NONE;
@@ -134,7 +133,7 @@ void eng_dp_qp_modified(struct eng *e, struct eng_qp *qp,
 		eng_dp_flush(e, qp);
 		return;
 	}
-	if (qp->state != ENG_QPS_RESET || !dq)
+	if (qp->state != IBV_QPS_RESET || !dq)
 		return;
 	ring_resync(&dq->sq);
 	if (dq->rq.hdr)

@@ -37,12 +37,12 @@ static uint16_t ip_csum(const uint8_t *h)
 	return (uint16_t)~sum;
 }
 
-void eng_dp_grh_build(uint8_t out[40], const uint8_t sgid[16],
+void eng_dp_grh_build(uint8_t out[ENG_DP_GRH_BYTES], const uint8_t sgid[16],
 		      const uint8_t dgid[16], uint32_t payload_len,
 		      uint8_t traffic_class, uint32_t flow_label,
 		      uint8_t hop_limit)
 {
-	memset(out, 0, 40);
+	memset(out, 0, ENG_DP_GRH_BYTES);
 	if (gid_is_v4mapped(sgid) && gid_is_v4mapped(dgid)) {
 		uint8_t *ip = out + 20;
 

@@ -30,13 +30,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <infiniband/verbs.h>
+
 #include "providers/soft/engine/eng_dp.h"
-#include "providers/soft/engine/eng_ibv.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_port.h"
 #include "providers/soft/engine/eng_stats.h"
-
-#define WR_ATOMIC_CMP_AND_SWP	5
 
 struct eng_mr *eng_dp_mr_find(struct eng_dev *d, uint32_t key,
 			      const struct eng_pd *pd, uint64_t va,
@@ -101,7 +100,7 @@ int eng_dp_atomic(const struct eng_seg *s, uint32_t wr_opcode,
 	if (((uintptr_t)s->ptr & 7) == 0) {
 		uint64_t *p = (uint64_t *)(void *)s->ptr;
 
-		if (wr_opcode == WR_ATOMIC_CMP_AND_SWP) {
+		if (wr_opcode == IBV_WR_ATOMIC_CMP_AND_SWP) {
 			v = compare_add;
 			__atomic_compare_exchange_n(p, &v, swap, false,
 						    __ATOMIC_SEQ_CST,
@@ -172,7 +171,7 @@ static int mr_map(const struct eng_req *r, struct eng_mr *mr, int fd,
 		eng_stat_inc(dp_mr_refused_unpopulated);
 		return -EFAULT;
 	}
-	if (mr->access & ENG_ACCESS_LOCAL_WRITE)
+	if (mr->access & IBV_ACCESS_LOCAL_WRITE)
 		prot |= PROT_WRITE;
 	p = mmap(NULL, span, prot, MAP_SHARED, fd, (off_t)off);
 	if (p == MAP_FAILED)

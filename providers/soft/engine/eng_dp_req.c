@@ -14,33 +14,19 @@
  */
 #include <string.h>
 
+#include <infiniband/verbs.h>
+
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_dp_rguard.h"
 #include "providers/soft/engine/eng_gid_own.h"
-#include "providers/soft/engine/eng_ibv.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_port.h"
 #include "providers/soft/engine/eng_stats.h"
-
-#define WR_RDMA_READ		4
-#define WR_ATOMIC_CMP_AND_SWP	5
-#define SEND_SIGNALED		2u
-#define SEND_INLINE		8u
-
-#define WC_SUCCESS		0
-#define WC_LOC_LEN_ERR		1
-#define WC_LOC_QP_OP_ERR	2
-#define WC_LOC_PROT_ERR		4
-#define WC_REM_INV_REQ_ERR	9
-#define WC_REM_ACCESS_ERR	10
-#define WC_REM_OP_ERR		11
-#define WC_RETRY_EXC_ERR	12
-#define WC_RNR_RETRY_EXC_ERR	13
+#include "providers/soft/engine/eng_wr.h"
 
 #define ST_WAIT			(-1)	/* WQE stays; a timer is armed */
 #define ST_MORE			(-2)	/* a chunk moved, more remain */
 #define ST_FATAL		(-3)	/* malformed WQE: QP fatal */
-#define MAX_MSG			(1ull << 31)	/* port max_msg_sz */
 #define RNR_INFINITE		7
 #define INFINITE_RECHECK_NS	(10ull * 1000 * 1000)
 
@@ -53,7 +39,8 @@ static bool dev_has_gid(const struct eng_dev *d, const uint8_t gid[16])
  * full member (IBA 10.9.3). */
 static bool pkeys_match(uint16_t a, uint16_t b)
 {
-	return (a & 0x7fff) == (b & 0x7fff) && ((a | b) & 0x8000);
+	return (a & ENG_PKEY_BASE_MASK) == (b & ENG_PKEY_BASE_MASK) &&
+	       ((a | b) & ENG_PKEY_FULL_MEMBER);
 }
 
 /* The device whose table holds dgid: at most one does, since a GID
@@ -95,9 +82,9 @@ struct eng_qp *eng_dp_find_dest(struct eng *e, struct eng_dp_qp *dq,
 		eng_stat_inc(dp_drops_pkey);
 		return NULL;
 	}
-	dst = eng_idtab_get(&d->qps, qpn & 0xffffff);
+	dst = eng_idtab_get(&d->qps, qpn & ENG_BTH_24BIT_MASK);
 	/* A QP receives from RTR on; RESET/INIT/ERR ones drop packets. */
-	if (!dst || dst->state < ENG_QPS_RTR || dst->state == ENG_QPS_ERR ||
+	if (!dst || !eng_qps_receives(dst->state) ||
 	    dst->init.qp_type != dq->qp->init.qp_type) {
 		eng_stat_inc(dp_drops_no_dest);
 		return NULL;
@@ -106,25 +93,25 @@ struct eng_qp *eng_dp_find_dest(struct eng *e, struct eng_dp_qp *dq,
 }
 
 /* The local side of a WQE (the engine's copy) as segments, at most
- * ENG_DP_MAX_SGE; returns a WC status. */
+ * ENG_SGE_MAX; returns a WC status. */
 static int local_segs(struct eng_qp *qp, struct eng_dp_swqe *sw,
 		      struct eng_seg *segs, uint32_t *nsegs, uint64_t *len)
 {
 	const struct pv_send_wqe *w = &sw->w;
-	uint32_t access = w->opcode >= WR_RDMA_READ ? ENG_ACCESS_LOCAL_WRITE
-						    : 0;
+	uint32_t access = eng_wr_needs_local_write(w->opcode) ?
+			  IBV_ACCESS_LOCAL_WRITE : 0;
 
 	*nsegs = 0;
 	*len = 0;
-	if (w->send_flags & SEND_INLINE) {
+	if (w->send_flags & IBV_SEND_INLINE) {
 		/* Inline bytes were copied out of the ring with the WQE. */
 		segs[0] = (struct eng_seg){ .ptr = sw->inl,
 					    .len = w->inline_len };
 		*nsegs = w->inline_len ? 1 : 0;
 		*len = w->inline_len;
-		return WC_SUCCESS;
+		return IBV_WC_SUCCESS;
 	}
-	for (uint32_t i = 0; i < w->num_sge && i < ENG_DP_MAX_SGE; i++) {
+	for (uint32_t i = 0; i < w->num_sge && i < ENG_SGE_MAX; i++) {
 		const struct pv_wqe_sge *s = &sw->sge[i];
 		struct eng_mr *mr;
 
@@ -133,11 +120,11 @@ static int local_segs(struct eng_qp *qp, struct eng_dp_swqe *sw,
 		mr = eng_dp_mr_find(qp->o.conn->dev, s->lkey, qp->pd, s->addr,
 				    s->length, access);
 		if (!mr)
-			return WC_LOC_PROT_ERR;
+			return IBV_WC_LOC_PROT_ERR;
 		eng_dp_mr_seg(mr, s->addr, s->length, &segs[(*nsegs)++]);
 		*len += s->length;
 	}
-	return *len > MAX_MSG ? WC_LOC_LEN_ERR : WC_SUCCESS;
+	return *len > ENG_PORT_MAX_MSG_SZ ? IBV_WC_LOC_LEN_ERR : IBV_WC_SUCCESS;
 }
 
 static int rnr_wait(struct eng_dp_qp *dq, const struct eng_qp *dst)
@@ -146,7 +133,7 @@ static int rnr_wait(struct eng_dp_qp *dq, const struct eng_qp *dst)
 
 	eng_stat_inc(dp_rnr_naks);
 	if (limit != RNR_INFINITE && dq->rnr_tries >= limit)
-		return WC_RNR_RETRY_EXC_ERR;
+		return IBV_WC_RNR_RETRY_EXC_ERR;
 	dq->rnr_tries++;
 	dq->timer_kind = ENG_DP_TIMER_RNR;
 	dq->timer_at = eng_dp_now_ns() + eng_dp_rnr_ns(dst->attr.min_rnr_timer);
@@ -159,7 +146,7 @@ static int retry_wait(struct eng_dp_qp *dq)
 	uint64_t t = eng_dp_ack_timeout_ns(dq->qp->attr.timeout);
 
 	if (t && dq->retry_tries >= dq->qp->attr.retry_cnt)
-		return WC_RETRY_EXC_ERR;
+		return IBV_WC_RETRY_EXC_ERR;
 	if (t)
 		dq->retry_tries++;
 	dq->timer_kind = ENG_DP_TIMER_RETRY;
@@ -181,9 +168,9 @@ static int ud_dest(struct eng *e, struct eng_dp_qp *dq,
 
 	*dst = NULL;
 	if (!ah || ah->pd != qp->pd || ah->attr.sgid_index >= own->gid_count)
-		return WC_LOC_QP_OP_ERR;
+		return IBV_WC_LOC_QP_OP_ERR;
 	if (len > eng_port_mtu_bytes(own->active_mtu))
-		return WC_LOC_LEN_ERR;
+		return IBV_WC_LOC_LEN_ERR;
 	m->sgid = own->gid[ah->attr.sgid_index].gid;
 	m->dgid = ah->attr.dgid;
 	m->traffic_class = ah->attr.traffic_class;
@@ -193,17 +180,17 @@ static int ud_dest(struct eng *e, struct eng_dp_qp *dq,
 	*dst = eng_dp_find_dest(e, dq, ah->attr.dgid, w->remote_qpn);
 	if (*dst && !eng_dp_rguard_qkey_ok(qp, *dst, qkey))
 		*dst = NULL;
-	return WC_SUCCESS;
+	return IBV_WC_SUCCESS;
 }
 
 static int rc_status(int rc)
 {
 	switch (rc) {
-	case ENG_DP_NAK_INV:	return WC_REM_INV_REQ_ERR;
-	case ENG_DP_NAK_ACCESS:	return WC_REM_ACCESS_ERR;
-	case ENG_DP_NAK_OP:	return WC_REM_OP_ERR;
+	case ENG_DP_NAK_INV:	return IBV_WC_REM_INV_REQ_ERR;
+	case ENG_DP_NAK_ACCESS:	return IBV_WC_REM_ACCESS_ERR;
+	case ENG_DP_NAK_OP:	return IBV_WC_REM_OP_ERR;
 	}
-	return WC_SUCCESS;
+	return IBV_WC_SUCCESS;
 }
 
 /* The local side of bytes [off, off + len) of the current WQE, its MRs
@@ -213,25 +200,25 @@ static int chunk_segs(struct eng_dp_qp *dq, uint64_t off, uint64_t len,
 {
 	struct eng_dp_swqe *sw = &dq->cur;
 	struct eng_qp *qp = dq->qp;
-	uint32_t access = sw->w.opcode >= WR_RDMA_READ ?
-			  ENG_ACCESS_LOCAL_WRITE : 0;
+	uint32_t access = eng_wr_needs_local_write(sw->w.opcode) ?
+			  IBV_ACCESS_LOCAL_WRITE : 0;
 	int nd;
 
 	*n = 0;
-	if (sw->w.send_flags & SEND_INLINE) {
-		if (off + len > sw->w.inline_len || off + len > ENG_DP_MAX_INLINE)
-			return WC_LOC_LEN_ERR;	/* validated: a bug */
+	if (sw->w.send_flags & IBV_SEND_INLINE) {
+		if (off + len > sw->w.inline_len || off + len > ENG_INLINE_MAX)
+			return IBV_WC_LOC_LEN_ERR;	/* validated: a bug */
 		segs[0] = (struct eng_seg){ .ptr = sw->inl + off,
 					    .len = (uint32_t)len };
 		*n = len ? 1 : 0;
-		return WC_SUCCESS;
+		return IBV_WC_SUCCESS;
 	}
 	nd = eng_dp_sge_range(qp->o.conn->dev, qp->pd, sw->sge, sw->w.num_sge,
-			      access, off, len, segs, ENG_DP_MAX_SGE);
+			      access, off, len, segs, ENG_SGE_MAX);
 	if (nd < 0)
-		return nd == -1 ? WC_LOC_PROT_ERR : WC_LOC_LEN_ERR;
+		return nd == -1 ? IBV_WC_LOC_PROT_ERR : IBV_WC_LOC_LEN_ERR;
 	*n = (uint32_t)nd;
-	return WC_SUCCESS;
+	return IBV_WC_SUCCESS;
 }
 
 /* The destination of the current WQE (UD: also its addressing in m);
@@ -241,10 +228,10 @@ static struct eng_qp *req_dest(struct eng *e, struct eng_dp_qp *dq,
 {
 	struct eng_qp *qp = dq->qp, *dst;
 
-	*st = WC_SUCCESS;
-	if (qp->init.qp_type == ENG_QPT_UD) {
+	*st = IBV_WC_SUCCESS;
+	if (qp->init.qp_type == IBV_QPT_UD) {
 		*st = ud_dest(e, dq, &dq->cur.w, dq->total, m, &dst);
-		return *st == WC_SUCCESS ? dst : NULL;
+		return *st == IBV_WC_SUCCESS ? dst : NULL;
 	}
 	dst = eng_dp_find_dest(e, dq, qp->attr.ah_attr.dgid,
 			       qp->attr.dest_qp_num);
@@ -254,7 +241,7 @@ static struct eng_qp *req_dest(struct eng *e, struct eng_dp_qp *dq,
 	if (dst && (dst->attr.dest_qp_num != qp->qp_num ||
 		    !dev_has_gid(qp->o.conn->dev, dst->attr.ah_attr.dgid)))
 		dst = NULL;
-	if (!dst && qp->init.qp_type == ENG_QPT_RC)
+	if (!dst && qp->init.qp_type == IBV_QPT_RC)
 		*st = retry_wait(dq);
 	return dst;
 }
@@ -265,9 +252,9 @@ static struct eng_qp *req_dest(struct eng *e, struct eng_dp_qp *dq,
 static int req_chunk(struct eng *e, struct eng_dp_qp *dq, uint64_t *moved)
 {
 	const struct pv_send_wqe *w = &dq->cur.w;
-	bool atomic = w->opcode >= WR_ATOMIC_CMP_AND_SWP;
+	bool atomic = eng_wr_is_atomic(w->opcode);
 	uint64_t left = dq->total - dq->done, chunk = left;
-	struct eng_seg segs[ENG_DP_MAX_SGE];
+	struct eng_seg segs[ENG_SGE_MAX];
 	struct eng_qp *qp = dq->qp, *dst;
 	struct eng_dp_msg m = { .src = qp, .opcode = w->opcode,
 				.send_flags = w->send_flags,
@@ -280,13 +267,13 @@ static int req_chunk(struct eng *e, struct eng_dp_qp *dq, uint64_t *moved)
 
 	*moved = 0;
 	if (atomic)
-		chunk = 8;
-	else if (qp->init.qp_type != ENG_QPT_UD && chunk > ENG_DP_CHUNK)
+		chunk = ENG_DP_ATOMIC_BYTES;
+	else if (qp->init.qp_type != IBV_QPT_UD && chunk > ENG_DP_CHUNK)
 		chunk = ENG_DP_CHUNK;
 	st = chunk_segs(dq, dq->done, chunk, segs, &n);
-	if (st != WC_SUCCESS)
+	if (st != IBV_WC_SUCCESS)
 		return st;
-	m.len = atomic ? 8 : (uint32_t)dq->total;
+	m.len = atomic ? ENG_DP_ATOMIC_BYTES : (uint32_t)dq->total;
 	m.off = (uint32_t)dq->done;
 	m.chunk = (uint32_t)chunk;
 	m.first = dq->done == 0;
@@ -300,10 +287,11 @@ static int req_chunk(struct eng *e, struct eng_dp_qp *dq, uint64_t *moved)
 	if (rc == ENG_DP_RNR)
 		return rnr_wait(dq, dst);
 	if (rc == ENG_DP_OK && atomic) {
-		struct eng_seg o = { .ptr = (uint8_t *)&orig, .len = 8 };
+		struct eng_seg o = { .ptr = (uint8_t *)&orig,
+				     .len = ENG_DP_ATOMIC_BYTES };
 
-		if (eng_dp_copy(segs, n, &o, 1, 8) < 0)
-			return WC_LOC_PROT_ERR;
+		if (eng_dp_copy(segs, n, &o, 1, ENG_DP_ATOMIC_BYTES) < 0)
+			return IBV_WC_LOC_PROT_ERR;
 	}
 	if (rc != ENG_DP_OK || m.last)
 		return rc_status(rc);
@@ -324,7 +312,7 @@ static void req_complete(struct eng *e, struct eng_qp *qp,
 		.byte_len = (uint32_t)len, .qp_num = qp->qp_num,
 	};
 
-	if (st == WC_SUCCESS && !(w->send_flags & SEND_SIGNALED) &&
+	if (st == IBV_WC_SUCCESS && !(w->send_flags & IBV_SEND_SIGNALED) &&
 	    !qp->init.sq_sig_all)
 		return;
 	eng_dp_cqe_push(e, qp->send_cq, &cqe, false);
@@ -335,7 +323,7 @@ static void req_complete(struct eng *e, struct eng_qp *qp,
  * transport retries) and checks its whole local side.  A WC status. */
 static int req_start(struct eng *e, struct eng_dp_qp *dq)
 {
-	struct eng_seg segs[ENG_DP_MAX_SGE];
+	struct eng_seg segs[ENG_SGE_MAX];
 	struct eng_qp *qp = dq->qp;
 	uint32_t n;
 	int st;
@@ -346,9 +334,9 @@ static int req_start(struct eng *e, struct eng_dp_qp *dq)
 	dq->busy = true;
 	dq->done = 0;
 	st = local_segs(qp, &dq->cur, segs, &n, &dq->total);
-	if (st == WC_SUCCESS && dq->cur.w.opcode >= WR_ATOMIC_CMP_AND_SWP &&
-	    dq->total < 8)
-		st = WC_LOC_LEN_ERR;
+	if (st == IBV_WC_SUCCESS && eng_wr_is_atomic(dq->cur.w.opcode) &&
+	    dq->total < ENG_DP_ATOMIC_BYTES)
+		st = IBV_WC_LOC_LEN_ERR;
 	return st;
 }
 
@@ -358,7 +346,7 @@ static bool req_one(struct eng *e, struct eng_dp_qp *dq, uint64_t *moved,
 		    bool *completed)
 {
 	struct eng_qp *qp = dq->qp;
-	int st = WC_SUCCESS;
+	int st = IBV_WC_SUCCESS;
 
 	*moved = 0;
 	*completed = false;
@@ -368,7 +356,7 @@ static bool req_one(struct eng *e, struct eng_dp_qp *dq, uint64_t *moved,
 		eng_dp_qp_fatal(e, qp);
 		return false;
 	}
-	if (st == WC_SUCCESS)
+	if (st == IBV_WC_SUCCESS)
 		st = req_chunk(e, dq, moved);
 	if (st == ST_WAIT)
 		return false;
@@ -386,7 +374,7 @@ static bool req_one(struct eng *e, struct eng_dp_qp *dq, uint64_t *moved,
 	 * (pv-soft-ring-abi.h, slot reuse order).  cur is a private copy. */
 	eng_dp_ring_consume(&dq->sq);
 	req_complete(e, qp, &dq->cur.w, st, dq->total);
-	if (st != WC_SUCCESS) {
+	if (st != IBV_WC_SUCCESS) {
 		eng_dbg("client %u: QP %u: WQE failed with status %d",
 			qp->o.conn->id, qp->qp_num, st);
 		eng_dp_qp_error(e, qp);
@@ -407,9 +395,9 @@ bool eng_dp_req_run(struct eng *e, struct eng_dp_qp *dq,
 
 	if (!qp->o.conn->dev)
 		return false;	/* device deleted: nothing moves */
-	if (qp->state == ENG_QPS_ERR)
+	if (qp->state == IBV_QPS_ERR)
 		return eng_dp_flush(e, qp);
-	if (qp->state != ENG_QPS_RTS)
+	if (qp->state != IBV_QPS_RTS)
 		return false;
 	if (dq->timer_kind != ENG_DP_TIMER_NONE &&
 	    eng_dp_now_ns() < dq->timer_at)
@@ -434,5 +422,5 @@ bool eng_dp_req_run(struct eng *e, struct eng_dp_qp *dq,
 		if (!go)
 			break;
 	}
-	return did || qp->state == ENG_QPS_ERR;
+	return did || qp->state == IBV_QPS_ERR;
 }

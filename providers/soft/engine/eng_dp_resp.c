@@ -10,29 +10,18 @@
  */
 #include <string.h>
 
+#include <infiniband/verbs.h>
+
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_dp_rguard.h"
-#include "providers/soft/engine/eng_ibv.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_stats.h"
+#include "providers/soft/engine/eng_wr.h"
 
-#define WR_RDMA_WRITE		0
-#define WR_RDMA_WRITE_WITH_IMM	1
-#define WR_SEND			2
-#define WR_SEND_WITH_IMM	3
-#define WR_RDMA_READ		4
-#define SEND_SOLICITED		4u
-
-#define WC_SUCCESS		0
-#define WC_LOC_LEN_ERR		1
-#define WC_LOC_PROT_ERR		4
-#define WC_RECV			128
-#define WC_RECV_RDMA_WITH_IMM	129
-#define WC_GRH			1u
-#define WC_WITH_IMM		2u
-
-#define GRH_BYTES		40
-#define MAX_SEGS		(256 + 1)
+#define MAX_SEGS		(ENG_SGE_MAX + 1)	/* and the GRH */
+/* The IP payload of a UD datagram of len bytes (RoCEv2): UDP 8, BTH 12,
+ * DETH 8, the payload, ICRC 4. */
+#define UD_IP_PAYLOAD(len)	(8 + 12 + 8 + (len) + 4)
 
 /* Where the destination's receive WQEs come from. */
 struct rq_src {
@@ -86,7 +75,7 @@ static void srq_limit_check(struct eng_srq *srq)
 
 	if (srq->srq_limit && left >= 0 && (uint32_t)left < srq->srq_limit) {
 		srq->srq_limit = 0;
-		eng_event_push(srq->o.conn, ENG_EV_SRQ_LIMIT_REACHED,
+		eng_event_push(srq->o.conn, IBV_EVENT_SRQ_LIMIT_REACHED,
 			       PV_OBJ_SRQ, srq->o.handle);
 	}
 }
@@ -131,17 +120,17 @@ static int resp_local_err(struct eng *e, struct eng_qp *dst, uint64_t wr_id,
 			  uint32_t status, int rc_for_rc)
 {
 	struct pv_cqe cqe = { .wr_id = wr_id, .status = status,
-			      .opcode = WC_RECV };
+			      .opcode = IBV_WC_RECV };
 
 	dst->dp->rx_active = false;	/* completed here, not flushed */
 	rq_cqe(e, dst, &cqe, false);
 	eng_dp_qp_error(e, dst);
-	return dst->init.qp_type == ENG_QPT_RC ? rc_for_rc : ENG_DP_DROP;
+	return dst->init.qp_type == IBV_QPT_RC ? rc_for_rc : ENG_DP_DROP;
 }
 
 static int no_recv(struct eng_qp *dst, bool fatal)
 {
-	if (dst->init.qp_type != ENG_QPT_RC) {
+	if (dst->init.qp_type != IBV_QPT_RC) {
 		eng_stat_inc(dp_drops_no_recv);
 		return ENG_DP_DROP;
 	}
@@ -154,7 +143,7 @@ static int no_recv(struct eng_qp *dst, bool fatal)
 static int send_start(struct eng *e, struct eng_qp *dst, uint32_t need)
 {
 	struct eng_dp_qp *dq = dst->dp;
-	struct eng_seg segs[ENG_DP_MAX_SGE];
+	struct eng_seg segs[ENG_SGE_MAX];
 	struct rq_src s;
 	bool fatal;
 	int nd;
@@ -169,13 +158,13 @@ static int send_start(struct eng *e, struct eng_qp *dst, uint32_t need)
 		dq->rx_active = true;
 	}
 	nd = eng_dp_sge_range(dst->o.conn->dev, dst->pd, dq->rx.sge,
-			      dq->rx.num_sge, ENG_ACCESS_LOCAL_WRITE, 0, need,
-			      segs, ENG_DP_MAX_SGE);
+			      dq->rx.num_sge, IBV_ACCESS_LOCAL_WRITE, 0, need,
+			      segs, ENG_SGE_MAX);
 	if (nd == -1)
-		return resp_local_err(e, dst, dq->rx.wr_id, WC_LOC_PROT_ERR,
+		return resp_local_err(e, dst, dq->rx.wr_id, IBV_WC_LOC_PROT_ERR,
 				      ENG_DP_NAK_OP);
 	if (nd == -2)
-		return resp_local_err(e, dst, dq->rx.wr_id, WC_LOC_LEN_ERR,
+		return resp_local_err(e, dst, dq->rx.wr_id, IBV_WC_LOC_LEN_ERR,
 				      ENG_DP_NAK_INV);
 	return ENG_DP_OK;
 }
@@ -187,14 +176,14 @@ static int resp_send(struct eng *e, struct eng_qp *dst,
 		     const struct eng_dp_msg *m)
 {
 	struct eng_seg dsegs[MAX_SEGS], ssegs[MAX_SEGS];
-	bool ud = dst->init.qp_type == ENG_QPT_UD;
-	uint32_t hdr = ud ? GRH_BYTES : 0, nsrc = 0, n;
-	uint8_t grh[GRH_BYTES];
+	bool ud = dst->init.qp_type == IBV_QPT_UD;
+	uint32_t hdr = ud ? ENG_DP_GRH_BYTES : 0, nsrc = 0, n;
+	uint8_t grh[ENG_DP_GRH_BYTES];
 	struct pv_cqe cqe = { 0 };
 	struct eng_dp_qp *dq = dst->dp;
 	int nd, rc;
 
-	if (m->nsegs > ENG_DP_MAX_SGE || !dq || (ud && !(m->first && m->last)))
+	if (m->nsegs > ENG_SGE_MAX || !dq || (ud && !(m->first && m->last)))
 		return ENG_DP_NAK_OP;	/* the requester bounds these */
 	if (m->first) {
 		rc = send_start(e, dst, m->len + hdr);
@@ -206,37 +195,37 @@ static int resp_send(struct eng *e, struct eng_qp *dst,
 	/* Looked up again: an MR deregistered mid-message fails it. */
 	n = m->chunk + (m->first ? hdr : 0);
 	nd = eng_dp_sge_range(dst->o.conn->dev, dst->pd, dq->rx.sge,
-			      dq->rx.num_sge, ENG_ACCESS_LOCAL_WRITE,
+			      dq->rx.num_sge, IBV_ACCESS_LOCAL_WRITE,
 			      m->first ? 0 : (uint64_t)m->off + hdr, n, dsegs,
-			      ENG_DP_MAX_SGE);
+			      ENG_SGE_MAX);
 	if (nd < 0)
-		return resp_local_err(e, dst, dq->rx.wr_id, WC_LOC_PROT_ERR,
+		return resp_local_err(e, dst, dq->rx.wr_id, IBV_WC_LOC_PROT_ERR,
 				      ENG_DP_NAK_OP);
 	if (ud) {
-		eng_dp_grh_build(grh, m->sgid, m->dgid, m->len + 8 + 12 + 8 +
-				 4, m->traffic_class, m->flow_label,
-				 m->hop_limit);
-		ssegs[nsrc++] = (struct eng_seg){ .ptr = grh, .len = GRH_BYTES };
-		cqe.wc_flags |= WC_GRH;
+		eng_dp_grh_build(grh, m->sgid, m->dgid, UD_IP_PAYLOAD(m->len),
+				 m->traffic_class, m->flow_label, m->hop_limit);
+		ssegs[nsrc++] = (struct eng_seg){ .ptr = grh,
+						  .len = ENG_DP_GRH_BYTES };
+		cqe.wc_flags |= IBV_WC_GRH;
 	}
 	memcpy(&ssegs[nsrc], m->segs, m->nsegs * sizeof(*m->segs));
 	nsrc += m->nsegs;
 	if (eng_dp_copy(dsegs, (uint32_t)nd, ssegs, nsrc, n) < 0)
-		return resp_local_err(e, dst, dq->rx.wr_id, WC_LOC_PROT_ERR,
+		return resp_local_err(e, dst, dq->rx.wr_id, IBV_WC_LOC_PROT_ERR,
 				      ENG_DP_NAK_OP);
 	eng_stat_add(dp_bytes, m->chunk);
 	if (!m->last)
 		return ENG_DP_OK;
 	dq->rx_active = false;
 	cqe.wr_id = dq->rx.wr_id;
-	cqe.opcode = WC_RECV;
+	cqe.opcode = IBV_WC_RECV;
 	cqe.byte_len = m->len + hdr;
 	cqe.src_qp = m->src->qp_num;
-	if (m->opcode == WR_SEND_WITH_IMM) {
+	if (eng_wr_has_imm(m->opcode)) {
 		cqe.imm_data = m->imm_data;
-		cqe.wc_flags |= WC_WITH_IMM;
+		cqe.wc_flags |= IBV_WC_WITH_IMM;
 	}
-	rq_cqe(e, dst, &cqe, m->send_flags & SEND_SOLICITED);
+	rq_cqe(e, dst, &cqe, m->send_flags & IBV_SEND_SOLICITED);
 	return ENG_DP_OK;
 }
 
@@ -257,7 +246,7 @@ static struct eng_mr *remote_mr(struct eng_qp *dst, const struct eng_dp_msg *m,
 static int access_err(struct eng *e, struct eng_qp *dst)
 {
 	eng_stat_inc(dp_access_errors);
-	if (dst->init.qp_type != ENG_QPT_RC)
+	if (dst->init.qp_type != IBV_QPT_RC)
 		return ENG_DP_DROP;
 	eng_dp_rguard_access_err(dst);
 	eng_dp_qp_error(e, dst);
@@ -270,7 +259,7 @@ static int access_err(struct eng *e, struct eng_qp *dst)
 static int resp_write(struct eng *e, struct eng_qp *dst,
 		      const struct eng_dp_msg *m)
 {
-	bool imm = m->opcode == WR_RDMA_WRITE_WITH_IMM, fatal;
+	bool imm = eng_wr_has_imm(m->opcode), fatal;
 	uint64_t va = m->remote_addr + m->off;
 	struct pv_cqe cqe = { 0 };
 	struct eng_dp_rwqe w;
@@ -297,12 +286,12 @@ static int resp_write(struct eng *e, struct eng_qp *dst,
 		return no_recv(dst, fatal);
 	rq_take(dst, &s);
 	cqe.wr_id = w.wr_id;
-	cqe.opcode = WC_RECV_RDMA_WITH_IMM;
+	cqe.opcode = IBV_WC_RECV_RDMA_WITH_IMM;
 	cqe.byte_len = m->len;
 	cqe.imm_data = m->imm_data;
-	cqe.wc_flags = WC_WITH_IMM;
+	cqe.wc_flags = IBV_WC_WITH_IMM;
 	cqe.src_qp = m->src->qp_num;
-	rq_cqe(e, dst, &cqe, m->send_flags & SEND_SOLICITED);
+	rq_cqe(e, dst, &cqe, m->send_flags & IBV_SEND_SOLICITED);
 	return ENG_DP_OK;
 }
 
@@ -334,14 +323,14 @@ static int resp_atomic(struct eng *e, struct eng_qp *dst,
 
 	/* IBA 9.4.5: an atomic's address must be 8-byte aligned, else the
 	 * request is invalid. */
-	if (m->remote_addr & 7) {
+	if (m->remote_addr & (ENG_DP_ATOMIC_BYTES - 1)) {
 		eng_dp_qp_error(e, dst);
 		return ENG_DP_NAK_INV;
 	}
-	mr = remote_mr(dst, m, m->remote_addr, 8);
+	mr = remote_mr(dst, m, m->remote_addr, ENG_DP_ATOMIC_BYTES);
 	if (!mr)
 		return access_err(e, dst);
-	eng_dp_mr_seg(mr, m->remote_addr, 8, &seg);
+	eng_dp_mr_seg(mr, m->remote_addr, ENG_DP_ATOMIC_BYTES, &seg);
 	if (eng_dp_atomic(&seg, m->opcode, m->compare_add, m->swap, orig) < 0)
 		return access_err(e, dst);
 	return ENG_DP_OK;
@@ -351,16 +340,13 @@ int eng_dp_resp_deliver(struct eng *e, struct eng_qp *dst,
 			const struct eng_dp_msg *m, const struct eng_seg *rd,
 			uint32_t nrd, uint64_t *atomic_orig)
 {
-	switch (m->opcode) {
-	case WR_SEND:
-	case WR_SEND_WITH_IMM:
+	if (eng_wr_is_send(m->opcode))
 		return resp_send(e, dst, m);
-	case WR_RDMA_WRITE:
-	case WR_RDMA_WRITE_WITH_IMM:
+	if (eng_wr_is_write(m->opcode))
 		return resp_write(e, dst, m);
-	case WR_RDMA_READ:
+	if (eng_wr_is_read(m->opcode))
 		return resp_read(e, dst, m, rd, nrd);
-	default:
+	if (eng_wr_is_atomic(m->opcode))
 		return resp_atomic(e, dst, m, atomic_orig);
-	}
+	return ENG_DP_NAK_INV;	/* the requester refuses it first */
 }

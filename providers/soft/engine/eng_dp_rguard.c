@@ -8,15 +8,12 @@
 #include <inttypes.h>
 #include <time.h>
 
+#include <infiniband/verbs.h>
+
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_dp_rguard.h"
-#include "providers/soft/engine/eng_ibv.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_stats.h"
-
-/* enum ibv_event_type: IBA 11.6.3.1's local access violation work queue
- * error, the responder's affiliated asynchronous error. */
-#define EV_QP_ACCESS_ERR	3
 
 static uint64_t now_ns(void)
 {
@@ -80,10 +77,12 @@ struct eng_mr *eng_dp_rguard_mr(struct eng_qp *dst, const struct eng_dp_msg *m,
 	return NULL;
 }
 
+/* IBV_EVENT_QP_ACCESS_ERR is IBA 11.6.3.1's local access violation work
+ * queue error, the responder's affiliated asynchronous error. */
 void eng_dp_rguard_access_err(struct eng_qp *dst)
 {
-	if (dst->init.qp_type == ENG_QPT_RC && dst->state != ENG_QPS_ERR)
-		eng_event_push(dst->o.conn, EV_QP_ACCESS_ERR, PV_OBJ_QP,
+	if (dst->init.qp_type == IBV_QPT_RC && dst->state != IBV_QPS_ERR)
+		eng_event_push(dst->o.conn, IBV_EVENT_QP_ACCESS_ERR, PV_OBJ_QP,
 			       dst->o.handle);
 }
 

@@ -7,22 +7,10 @@
 #include <errno.h>
 #include <string.h>
 
+#include <infiniband/verbs.h>
+
 #include "providers/soft/engine/eng_dp.h"
-
-/* enum ibv_wr_opcode and ibv_send_flags values used here. */
-#define WR_RDMA_WRITE		0
-#define WR_RDMA_WRITE_WITH_IMM	1
-#define WR_SEND			2
-#define WR_SEND_WITH_IMM	3
-#define WR_RDMA_READ		4
-#define WR_ATOMIC_CMP_AND_SWP	5
-#define WR_ATOMIC_FETCH_AND_ADD	6
-#define SEND_INLINE		8u
-
-/* Every IBV_QPT_* value this file knows: RC 2, UC 3, UD 4. */
-#define QPT_RC	2
-#define QPT_UC	3
-#define QPT_UD	4
+#include "providers/soft/engine/eng_wr.h"
 
 uint32_t eng_dp_pow2(uint32_t v)
 {
@@ -115,33 +103,16 @@ void eng_dp_ring_produce(struct eng_ring *r)
 	__atomic_store_n(&r->hdr->prod, r->own, __ATOMIC_RELEASE);
 }
 
-static bool opcode_ok(uint32_t op, uint32_t qp_type)
-{
-	switch (op) {
-	case WR_SEND:
-	case WR_SEND_WITH_IMM:
-		return true;
-	case WR_RDMA_WRITE:
-	case WR_RDMA_WRITE_WITH_IMM:
-		return qp_type == QPT_RC || qp_type == QPT_UC;
-	case WR_RDMA_READ:
-	case WR_ATOMIC_CMP_AND_SWP:
-	case WR_ATOMIC_FETCH_AND_ADD:
-		return qp_type == QPT_RC;
-	}
-	return false;
-}
-
 int eng_dp_send_wqe_check(const struct pv_send_wqe *w, uint32_t qp_type,
 			  const struct pv_ipc_qp_cap *cap, uint32_t esz)
 {
 	uint64_t body;
 
-	if (!opcode_ok(w->opcode, qp_type))
+	if (!eng_wr_valid_for(w->opcode, qp_type))
 		return -EINVAL;
-	if (w->send_flags & SEND_INLINE) {
+	if (w->send_flags & IBV_SEND_INLINE) {
 		/* Inline data makes no sense for reads and atomics. */
-		if (w->opcode >= WR_RDMA_READ ||
+		if (!eng_wr_may_inline(w->opcode) ||
 		    w->inline_len > cap->max_inline_data)
 			return -EINVAL;
 		body = w->inline_len;
@@ -178,7 +149,7 @@ int eng_dp_recv_wqe_fetch(const struct eng_ring *r, uint32_t max_sge,
 
 	eng_dp_shm_read(&h, ent, sizeof(h));
 	if (eng_dp_recv_wqe_check(&h, max_sge, r->esz) < 0 ||
-	    h.num_sge > ENG_DP_MAX_SGE)
+	    h.num_sge > ENG_SGE_MAX)
 		return -EINVAL;
 	out->wr_id = h.wr_id;
 	out->num_sge = h.num_sge;
@@ -197,12 +168,12 @@ int eng_dp_send_wqe_fetch(const struct eng_ring *r, uint32_t qp_type,
 	eng_dp_shm_read(&out->w, ent, sizeof(out->w));
 	if (eng_dp_send_wqe_check(&out->w, qp_type, cap, r->esz) < 0)
 		return -EINVAL;
-	if (out->w.send_flags & SEND_INLINE) {
-		if (out->w.inline_len > ENG_DP_MAX_INLINE)
+	if (out->w.send_flags & IBV_SEND_INLINE) {
+		if (out->w.inline_len > ENG_INLINE_MAX)
 			return -EINVAL;
 		body = out->w.inline_len;
 	} else {
-		if (out->w.num_sge > ENG_DP_MAX_SGE)
+		if (out->w.num_sge > ENG_SGE_MAX)
 			return -EINVAL;
 		body = (size_t)out->w.num_sge * sizeof(out->sge[0]);
 	}

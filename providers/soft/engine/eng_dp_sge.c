@@ -16,7 +16,7 @@ int eng_dp_sge_range(struct eng_dev *d, const struct eng_pd *pd,
 {
 	uint32_t n = 0;
 
-	for (uint32_t i = 0; i < nsge && i < ENG_DP_MAX_SGE && len; i++) {
+	for (uint32_t i = 0; i < nsge && i < ENG_SGE_MAX && len; i++) {
 		uint64_t l = sge[i].length, take;
 		struct eng_mr *mr;
 

@@ -17,7 +17,13 @@
 
 /* An ADM_DEV_LIST reply must fit one IPC message. */
 #define ENG_DEVICES_HARD_MAX \
-	((PV_IPC_MAX_MSG - 24 - 8) / sizeof(struct pv_ipc_adm_dev))
+	((PV_IPC_MAX_PAYLOAD - sizeof(struct pv_ipc_adm_dev_list)) / \
+	 sizeof(struct pv_ipc_adm_dev))
+
+/* The upper bounds of max_sge and max_inline: the engine's copy of a WQE
+ * (eng_dp.h) and its segment arrays are sized by them. */
+#define ENG_SGE_MAX		256
+#define ENG_INLINE_MAX		4096
 
 #define ENG_LIMITS(X)							\
 	X(max_devices, 64, 1, ENG_DEVICES_HARD_MAX,			\
@@ -34,8 +40,8 @@
 	  "completion channels per client (each holds an fd)")		\
 	X(max_cqe, 65536, 1, 4194304, "CQ depth")			\
 	X(max_qp_wr, 16384, 1, 1048576, "work requests per QP queue")	\
-	X(max_sge, 32, 1, 256, "scatter/gather entries per WR")	\
-	X(max_inline, 256, 0, 4096, "inline data bytes per WR")	\
+	X(max_sge, 32, 1, ENG_SGE_MAX, "scatter/gather entries per WR") \
+	X(max_inline, 256, 0, ENG_INLINE_MAX, "inline data bytes per WR") \
 	X(max_srq_wr, 16384, 1, 1048576, "work requests per SRQ")	\
 	X(max_rd_atom, 16, 1, 255,					\
 	  "outstanding RDMA reads/atomics per QP")			\

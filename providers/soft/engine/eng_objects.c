@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <infiniband/verbs.h>
+
 #include "providers/soft/engine/eng_dp.h"
-#include "providers/soft/engine/eng_ibv.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
@@ -182,16 +183,24 @@ static void mr_release(struct eng *e, struct eng_obj *o)
 	mr->pd->o.users--;
 }
 
+/* The ibv_access_flags bits a registration may carry outside the optional
+ * range (bits 0..7); any other one fails it. */
+#define MR_ACCESS_KNOWN							\
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |		\
+	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |		\
+	 IBV_ACCESS_MW_BIND | IBV_ACCESS_ZERO_BASED |			\
+	 IBV_ACCESS_ON_DEMAND | IBV_ACCESS_HUGETLB)
+
 /* IBA 10.6.3.1 / ibv_reg_mr(3): remote write or atomic access needs
  * local write. */
 static int mr_check(const struct pv_ipc_mr_reg *in)
 {
-	uint32_t acc = in->access & ~ENG_ACCESS_OPTIONAL;
+	uint32_t acc = in->access & ~IBV_ACCESS_OPTIONAL_RANGE;
 
-	if (acc & ~ENG_ACCESS_KNOWN)
+	if (acc & ~MR_ACCESS_KNOWN)
 		return -EINVAL;
-	if ((acc & (ENG_ACCESS_REMOTE_WRITE | ENG_ACCESS_REMOTE_ATOMIC)) &&
-	    !(acc & ENG_ACCESS_LOCAL_WRITE))
+	if ((acc & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+	    !(acc & IBV_ACCESS_LOCAL_WRITE))
 		return -EINVAL;
 	if (in->length == 0 || in->addr + in->length < in->addr ||
 	    in->iova + in->length < in->iova)

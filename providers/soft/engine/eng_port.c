@@ -3,11 +3,13 @@
 
 #include <string.h>
 
+#include <infiniband/verbs.h>
+
 uint32_t eng_port_ib_mtu(uint32_t netdev_mtu)
 {
 	uint32_t best = 0;
 
-	for (uint32_t m = ENG_IB_MTU_256; m <= ENG_IB_MTU_4096; m++)
+	for (uint32_t m = IBV_MTU_256; m <= IBV_MTU_4096; m++)
 		if ((uint64_t)eng_port_mtu_bytes(m) + ENG_ROCE_OVERHEAD <=
 		    netdev_mtu)
 			best = m;
@@ -16,7 +18,7 @@ uint32_t eng_port_ib_mtu(uint32_t netdev_mtu)
 
 uint32_t eng_port_mtu_bytes(uint32_t ib_mtu)
 {
-	if (ib_mtu < ENG_IB_MTU_256 || ib_mtu > ENG_IB_MTU_4096)
+	if (ib_mtu < IBV_MTU_256 || ib_mtu > IBV_MTU_4096)
 		return 0;
 	return 256u << (ib_mtu - 1);
 }

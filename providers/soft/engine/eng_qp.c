@@ -7,8 +7,9 @@
 #include <errno.h>
 #include <string.h>
 
+#include <infiniband/verbs.h>
+
 #include "providers/soft/engine/eng_dp.h"
-#include "providers/soft/engine/eng_ibv.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
@@ -89,7 +90,7 @@ int eng_op_qp_create(struct eng_req *r)
 	qp->init = *in;
 	qp->init.cap = cap;
 	memset(qp->init.reserved, 0, sizeof(qp->init.reserved));
-	qp->state = ENG_QPS_RESET;
+	qp->state = IBV_QPS_RESET;
 	qp->attr.cap = cap;
 	memset(out, 0, sizeof(*out));
 	out->handle = qp->o.handle;
@@ -103,47 +104,47 @@ int eng_op_qp_create(struct eng_req *r)
 static void qp_apply(struct pv_ipc_qp_attr *s, const struct pv_ipc_qp_attr *a,
 		     uint32_t m)
 {
-	if (m & ENG_QP_EN_SQD_ASYNC_NOTIFY)
+	if (m & IBV_QP_EN_SQD_ASYNC_NOTIFY)
 		s->en_sqd_async_notify = a->en_sqd_async_notify;
-	if (m & ENG_QP_ACCESS_FLAGS)
+	if (m & IBV_QP_ACCESS_FLAGS)
 		s->qp_access_flags = a->qp_access_flags;
-	if (m & ENG_QP_PKEY_INDEX)
+	if (m & IBV_QP_PKEY_INDEX)
 		s->pkey_index = a->pkey_index;
-	if (m & ENG_QP_PORT)
+	if (m & IBV_QP_PORT)
 		s->port_num = a->port_num;
-	if (m & ENG_QP_QKEY)
+	if (m & IBV_QP_QKEY)
 		s->qkey = a->qkey;
-	if (m & ENG_QP_AV)
+	if (m & IBV_QP_AV)
 		s->ah_attr = a->ah_attr;
-	if (m & ENG_QP_PATH_MTU)
+	if (m & IBV_QP_PATH_MTU)
 		s->path_mtu = a->path_mtu;
-	if (m & ENG_QP_TIMEOUT)
+	if (m & IBV_QP_TIMEOUT)
 		s->timeout = a->timeout;
-	if (m & ENG_QP_RETRY_CNT)
+	if (m & IBV_QP_RETRY_CNT)
 		s->retry_cnt = a->retry_cnt;
-	if (m & ENG_QP_RNR_RETRY)
+	if (m & IBV_QP_RNR_RETRY)
 		s->rnr_retry = a->rnr_retry;
-	if (m & ENG_QP_RQ_PSN)
+	if (m & IBV_QP_RQ_PSN)
 		s->rq_psn = a->rq_psn;
-	if (m & ENG_QP_MAX_QP_RD_ATOMIC)
+	if (m & IBV_QP_MAX_QP_RD_ATOMIC)
 		s->max_rd_atomic = a->max_rd_atomic;
-	if (m & ENG_QP_ALT_PATH) {
+	if (m & IBV_QP_ALT_PATH) {
 		s->alt_ah_attr = a->alt_ah_attr;
 		s->alt_pkey_index = a->alt_pkey_index;
 		s->alt_port_num = a->alt_port_num;
 		s->alt_timeout = a->alt_timeout;
 	}
-	if (m & ENG_QP_MIN_RNR_TIMER)
+	if (m & IBV_QP_MIN_RNR_TIMER)
 		s->min_rnr_timer = a->min_rnr_timer;
-	if (m & ENG_QP_SQ_PSN)
+	if (m & IBV_QP_SQ_PSN)
 		s->sq_psn = a->sq_psn;
-	if (m & ENG_QP_MAX_DEST_RD_ATOMIC)
+	if (m & IBV_QP_MAX_DEST_RD_ATOMIC)
 		s->max_dest_rd_atomic = a->max_dest_rd_atomic;
-	if (m & ENG_QP_PATH_MIG_STATE)
+	if (m & IBV_QP_PATH_MIG_STATE)
 		s->path_mig_state = a->path_mig_state;
-	if (m & ENG_QP_DEST_QPN)
+	if (m & IBV_QP_DEST_QPN)
 		s->dest_qp_num = a->dest_qp_num;
-	if (m & ENG_QP_RATE_LIMIT)
+	if (m & IBV_QP_RATE_LIMIT)
 		s->rate_limit = a->rate_limit;
 }
 
@@ -156,7 +157,7 @@ static int qkey_check(struct eng_req *r, const struct eng_qp *qp,
 	static uint64_t warned_ns;
 	uint64_t now;
 
-	if (!(in->attr_mask & ENG_QP_QKEY) ||
+	if (!(in->attr_mask & IBV_QP_QKEY) ||
 	    !(in->attr.qkey & ENG_QKEY_CONTROLLED) || r->c->admin)
 		return 0;
 	eng_stat_inc(qkey_privileged_denied);
@@ -281,22 +282,22 @@ int eng_op_srq_modify(struct eng_req *r)
 	struct eng_srq *srq = eng_obj_get(r->c, in->srq_handle, PV_OBJ_SRQ);
 	uint32_t max_wr;
 
-	if (!srq || (in->attr_mask & ~(ENG_SRQ_MAX_WR | ENG_SRQ_LIMIT)))
+	if (!srq || (in->attr_mask & ~(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT)))
 		return -EINVAL;
 	max_wr = srq->max_wr;
-	if (in->attr_mask & ENG_SRQ_MAX_WR) {
+	if (in->attr_mask & IBV_SRQ_MAX_WR) {
 		if (in->max_wr == 0)
 			return -EINVAL;
 		if (in->max_wr > eng_lim.max_srq_wr)
 			return eng_limit_hit(-EINVAL);
 		max_wr = in->max_wr;
 	}
-	if ((in->attr_mask & ENG_SRQ_LIMIT) && in->srq_limit > max_wr)
+	if ((in->attr_mask & IBV_SRQ_LIMIT) && in->srq_limit > max_wr)
 		return -EINVAL;
-	if (!(in->attr_mask & ENG_SRQ_LIMIT) && srq->srq_limit > max_wr)
+	if (!(in->attr_mask & IBV_SRQ_LIMIT) && srq->srq_limit > max_wr)
 		return -EINVAL;
 	srq->max_wr = max_wr;
-	if (in->attr_mask & ENG_SRQ_LIMIT)
+	if (in->attr_mask & IBV_SRQ_LIMIT)
 		srq->srq_limit = in->srq_limit;
 	srq_resp(r, srq);
 	return 0;

@@ -71,7 +71,6 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_fdcheck.h \
 	providers/soft/engine/eng_gid_own.h \
 	providers/soft/engine/eng_handles.h \
-	providers/soft/engine/eng_ibv.h \
 	providers/soft/engine/eng_idtab.h \
 	providers/soft/engine/eng_limits.h \
 	providers/soft/engine/eng_list.h \
@@ -89,7 +88,8 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_keytab.h \
 	providers/soft/engine/eng_mrkey.h \
 	providers/soft/engine/eng_rguard.h \
-	providers/soft/engine/eng_dp_rguard.h
+	providers/soft/engine/eng_dp_rguard.h \
+	providers/soft/engine/eng_wr.h
 
 $(eval $(call unit_test,test_eng_pure,tests/unit/engine/test_eng_pure.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_handles.o eng_idtab.o eng_limits.o eng_port.o eng_csprng.o eng_keytab.o eng_rguard.o),))
 $(eval $(call unit_test,test_eng_dispatch,tests/unit/engine/test_eng_dispatch.c,$(ENG_DEPS),$(NETNS_LIBS)))
@@ -162,3 +162,7 @@ $(SEC_ATTACK): $(call objs,tests/integration/sec/sec_attack.c) $(PV_COMMON_OBJS)
 	$(CC) $(BASE_LDFLAGS) -o $@ $^
 
 ALL_TARGETS += $(SEC_ATTACK)
+
+# The IPC ABI's mirrors of verbs values and the engine's limit-shaped
+# constants, checked against what they mirror (no objects: all constants).
+$(eval $(call unit_test,test_eng_values,tests/unit/engine/test_eng_values.c,,))

@@ -19,11 +19,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <infiniband/verbs.h>
+
 #include "common/pv_ipc.h"
 #include "providers/soft/pv-soft-abi.h"
 #include "providers/soft/pv-soft-ring-abi.h"
 #include "providers/soft/engine/eng.h"
-#include "providers/soft/engine/eng_ibv.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_loop.h"
@@ -464,7 +465,7 @@ static void test_eng_device__own_namespace_queries(void **state)
 	pa = payload_of(f);
 	assert_int_equal(pa->state, PV_PORT_ACTIVE);
 	assert_int_equal(pa->active_mtu, 3);
-	assert_int_equal(pa->link_layer, ENG_LINK_LAYER_ETHERNET);
+	assert_int_equal(pa->link_layer, IBV_LINK_LAYER_ETHERNET);
 	assert_int_equal(call(f, PV_OP_GID_QUERY, &ref, sizeof(ref)), 0);
 	gt = payload_of(f);
 	assert_int_equal(gt->count, 1);
@@ -503,8 +504,8 @@ static void test_eng_device__names_unique_per_namespace(void **state)
 static void test_eng_objects__context_and_objects(void **state)
 {
 	struct fx *f = *state;
-	struct pv_ipc_mr_reg mr = { .access = ENG_ACCESS_LOCAL_WRITE |
-				    ENG_ACCESS_REMOTE_WRITE,
+	struct pv_ipc_mr_reg mr = { .access = IBV_ACCESS_LOCAL_WRITE |
+				    IBV_ACCESS_REMOTE_WRITE,
 				    .addr = 0x10000, .length = 4096 };
 	struct pv_ipc_cq_create cq = { .cqe = 16 };
 	struct pv_ipc_mr_reg_resp *mresp;
@@ -525,7 +526,7 @@ static void test_eng_objects__context_and_objects(void **state)
 	assert_int_equal(mr_reg(f, &mr, fd), 0);
 	assert_true(mresp->lkey != lkey1);
 	/* Remote write without local write is invalid (ibv_reg_mr(3)). */
-	mr.access = ENG_ACCESS_REMOTE_WRITE;
+	mr.access = IBV_ACCESS_REMOTE_WRITE;
 	assert_int_equal(mr_reg(f, &mr, fd), -EINVAL);
 	mr.access = 0;
 	mr.length = 0;
@@ -551,7 +552,7 @@ static void test_eng_objects__context_and_objects(void **state)
 static void test_eng_objects__mr_needs_populated_sealed_memfd(void **state)
 {
 	struct fx *f = *state;
-	struct pv_ipc_mr_reg mr = { .access = ENG_ACCESS_LOCAL_WRITE,
+	struct pv_ipc_mr_reg mr = { .access = IBV_ACCESS_LOCAL_WRITE,
 				    .addr = 0x10000, .length = 8192 };
 	uint64_t no_memfd = eng_stats[ENG_STAT_dp_mr_refused_no_memfd];
 	uint64_t holes = eng_stats[ENG_STAT_dp_mr_refused_unpopulated];
@@ -594,7 +595,7 @@ static uint32_t make_qp(struct fx *f, uint32_t *ret_pd, uint32_t *ret_cq,
 {
 	struct pv_ipc_cq_create cq = { .cqe = 8 };
 	struct pv_ipc_qp_create qc = {
-		.qp_type = ENG_QPT_RC,
+		.qp_type = IBV_QPT_RC,
 		.cap = { .max_send_wr = 5, .max_recv_wr = 5, .max_send_sge = 1,
 			 .max_recv_sge = 1 },
 	};
@@ -622,20 +623,20 @@ static void test_eng_qp__create_modify_query_destroy(void **state)
 	open_ctx(f);
 	qp = make_qp(f, &pd, &cq, &qpn);
 	m.qp_handle = qp;
-	m.attr_mask = ENG_QP_STATE | ENG_QP_PKEY_INDEX | ENG_QP_PORT |
-		      ENG_QP_ACCESS_FLAGS;
+	m.attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+		      IBV_QP_ACCESS_FLAGS;
 	m.attr.qp_state = 1;	/* INIT */
 	m.attr.port_num = 1;
 	assert_int_equal(call(f, PV_OP_QP_MODIFY, &m, sizeof(m)), 0);
 	/* INIT -> RTS skips RTR: illegal. */
-	m.attr_mask = ENG_QP_STATE;
+	m.attr_mask = IBV_QP_STATE;
 	m.attr.qp_state = 3;
 	assert_int_equal(call(f, PV_OP_QP_MODIFY, &m, sizeof(m)), -EINVAL);
 	assert_int_equal(call(f, PV_OP_QP_QUERY, &m, sizeof(m)), 0);
 	q = payload_of(f);
 	assert_int_equal(q->attr.qp_state, 1);
 	assert_int_equal(q->attr.port_num, 1);
-	assert_int_equal(q->init.qp_type, ENG_QPT_RC);
+	assert_int_equal(q->init.qp_type, IBV_QPT_RC);
 	assert_ptr_equal(eng_idtab_get(&f->dev->qps, qpn) != NULL, 1);
 	/* In use: CQ and PD can't go. */
 	h.handle = cq;
@@ -653,7 +654,7 @@ static void test_eng_qp__create_modify_query_destroy(void **state)
 static void test_eng_qp__foreign_handles_rejected(void **state)
 {
 	struct fx *f = *state;
-	struct pv_ipc_qp_create qc = { .qp_type = ENG_QPT_RC,
+	struct pv_ipc_qp_create qc = { .qp_type = IBV_QPT_RC,
 				       .cap = { .max_send_wr = 1 } };
 	uint32_t pd, cq, qpn;
 
@@ -732,16 +733,16 @@ static void test_eng_events__port_gid_and_fatal_events(void **state)
 	fake_link(&l, 1500, false);	/* link goes down */
 	eng_dev_apply_link(&f->e, f->dev, &l);
 	assert_int_equal(recv(evfd, &ev, sizeof(ev), 0), sizeof(ev));
-	assert_int_equal(ev.event_type, ENG_EV_PORT_ERR);
+	assert_int_equal(ev.event_type, IBV_EVENT_PORT_ERR);
 	assert_int_equal(ev.obj_kind, PV_OBJ_PORT);
 	assert_int_equal(ev.handle, 1);
 	memcpy(l.addrs[0].addr, "\x0a\x00\x00\x02", 4);
 	l.up = l.running = true;
 	eng_dev_apply_link(&f->e, f->dev, &l);
 	assert_int_equal(recv(evfd, &ev, sizeof(ev), 0), sizeof(ev));
-	assert_int_equal(ev.event_type, ENG_EV_GID_CHANGE);
+	assert_int_equal(ev.event_type, IBV_EVENT_GID_CHANGE);
 	assert_int_equal(recv(evfd, &ev, sizeof(ev), 0), sizeof(ev));
-	assert_int_equal(ev.event_type, ENG_EV_PORT_ACTIVE);
+	assert_int_equal(ev.event_type, IBV_EVENT_PORT_ACTIVE);
 	eng_dev_apply_link(&f->e, f->dev, NULL);	/* interface gone */
 	assert_int_equal(f->dev->port_state, PV_PORT_DOWN);
 	assert_int_equal(f->dev->gid_count, 0);
@@ -750,9 +751,9 @@ static void test_eng_events__port_gid_and_fatal_events(void **state)
 	eng_dev_remove(&f->e, f->dev);
 	f->dev = NULL;
 	while (recv(evfd, &ev, sizeof(ev), MSG_DONTWAIT) == sizeof(ev) &&
-	       ev.event_type != ENG_EV_DEVICE_FATAL)
+	       ev.event_type != IBV_EVENT_DEVICE_FATAL)
 		;
-	assert_int_equal(ev.event_type, ENG_EV_DEVICE_FATAL);
+	assert_int_equal(ev.event_type, IBV_EVENT_DEVICE_FATAL);
 	assert_int_equal(call(f, PV_OP_PD_ALLOC, NULL, 0), -ENODEV);
 	struct pv_ipc_handle h = { .handle = pd };
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of the data path's pure pieces: ring geometry and counters,
- * WQE validation, byte-exact range checks, atomics, the UD GRH, timers. */
+ * WQE validation, byte-exact range checks, atomics, the UD GRH, timers,
+ * and what each verbs opcode and QP state means (eng_wr.h). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,8 +11,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <infiniband/verbs.h>
+
 #include "providers/soft/engine/eng_dp.h"
-#include "providers/soft/engine/eng_ibv.h"
+#include "providers/soft/engine/eng_wr.h"
 
 static void test_eng_dp_ring__geometry_is_pow2_and_fits(void **state)
 {
@@ -102,35 +105,35 @@ static void test_eng_dp_ring__send_wqe_checks(void **state)
 	struct pv_send_wqe w = { .opcode = 2 /* SEND */, .num_sge = 2 };
 
 	(void)state;
-	assert_int_equal(eng_dp_send_wqe_check(&w, ENG_QPT_RC, &cap, 256), 0);
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_RC, &cap, 256), 0);
 	w.num_sge = 3;
-	assert_int_equal(eng_dp_send_wqe_check(&w, ENG_QPT_RC, &cap, 256),
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_RC, &cap, 256),
 			 -EINVAL);
 	w.num_sge = 2;
-	assert_int_equal(eng_dp_send_wqe_check(&w, ENG_QPT_RC, &cap, 64),
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_RC, &cap, 64),
 			 -EINVAL);	/* does not fit the entry */
 	w.send_flags = 8;	/* INLINE */
 	w.inline_len = 64;
-	assert_int_equal(eng_dp_send_wqe_check(&w, ENG_QPT_RC, &cap, 256), 0);
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_RC, &cap, 256), 0);
 	w.inline_len = 65;
-	assert_int_equal(eng_dp_send_wqe_check(&w, ENG_QPT_RC, &cap, 256),
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_RC, &cap, 256),
 			 -EINVAL);
 	w.send_flags = 0;
 	w.opcode = 4;		/* RDMA_READ: RC only */
-	assert_int_equal(eng_dp_send_wqe_check(&w, ENG_QPT_RC, &cap, 256), 0);
-	assert_int_equal(eng_dp_send_wqe_check(&w, ENG_QPT_UC, &cap, 256),
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_RC, &cap, 256), 0);
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_UC, &cap, 256),
 			 -EINVAL);
 	w.opcode = 0;		/* RDMA_WRITE: not on UD */
-	assert_int_equal(eng_dp_send_wqe_check(&w, ENG_QPT_UC, &cap, 256), 0);
-	assert_int_equal(eng_dp_send_wqe_check(&w, ENG_QPT_UD, &cap, 256),
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_UC, &cap, 256), 0);
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_UD, &cap, 256),
 			 -EINVAL);
 	w.opcode = 9;		/* SEND_WITH_INV: not supported */
-	assert_int_equal(eng_dp_send_wqe_check(&w, ENG_QPT_RC, &cap, 256),
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_RC, &cap, 256),
 			 -EINVAL);
 	w.opcode = 4;
 	w.send_flags = 8;	/* inline read makes no sense */
 	w.inline_len = 8;
-	assert_int_equal(eng_dp_send_wqe_check(&w, ENG_QPT_RC, &cap, 256),
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_RC, &cap, 256),
 			 -EINVAL);
 }
 
@@ -162,11 +165,11 @@ static void test_eng_dp_check__range_is_byte_exact(void **state)
 static void test_eng_dp_check__remote_rights_per_opcode(void **state)
 {
 	(void)state;
-	assert_int_equal(eng_dp_remote_access_for(0), ENG_ACCESS_REMOTE_WRITE);
-	assert_int_equal(eng_dp_remote_access_for(1), ENG_ACCESS_REMOTE_WRITE);
-	assert_int_equal(eng_dp_remote_access_for(4), ENG_ACCESS_REMOTE_READ);
-	assert_int_equal(eng_dp_remote_access_for(5), ENG_ACCESS_REMOTE_ATOMIC);
-	assert_int_equal(eng_dp_remote_access_for(6), ENG_ACCESS_REMOTE_ATOMIC);
+	assert_int_equal(eng_dp_remote_access_for(0), IBV_ACCESS_REMOTE_WRITE);
+	assert_int_equal(eng_dp_remote_access_for(1), IBV_ACCESS_REMOTE_WRITE);
+	assert_int_equal(eng_dp_remote_access_for(4), IBV_ACCESS_REMOTE_READ);
+	assert_int_equal(eng_dp_remote_access_for(5), IBV_ACCESS_REMOTE_ATOMIC);
+	assert_int_equal(eng_dp_remote_access_for(6), IBV_ACCESS_REMOTE_ATOMIC);
 	assert_int_equal(eng_dp_remote_access_for(2), 0);
 }
 
@@ -261,6 +264,77 @@ static void test_eng_dp_timer__ack_timeout(void **state)
 	assert_true(eng_dp_now_ns() > 0);
 }
 
+/* Every enum ibv_wr_opcode value and a few past it, classified by hand:
+ * the predicates must not depend on the enum's order (ATOMIC_WRITE, 15,
+ * is no CMP_AND_SWP/FETCH_AND_ADD atomic, and nothing the engine lacks
+ * is valid on any QP). */
+static void test_eng_wr__every_opcode_classified(void **state)
+{
+	static const struct {
+		uint32_t op;
+		bool send, write, read, atomic, imm, lw, inl;
+		bool rc, uc, ud;
+	} t[] = {
+		{ IBV_WR_RDMA_WRITE,	      0, 1, 0, 0, 0, 0, 1, 1, 1, 0 },
+		{ IBV_WR_RDMA_WRITE_WITH_IMM, 0, 1, 0, 0, 1, 0, 1, 1, 1, 0 },
+		{ IBV_WR_SEND,		      1, 0, 0, 0, 0, 0, 1, 1, 1, 1 },
+		{ IBV_WR_SEND_WITH_IMM,	      1, 0, 0, 0, 1, 0, 1, 1, 1, 1 },
+		{ IBV_WR_RDMA_READ,	      0, 0, 1, 0, 0, 1, 0, 1, 0, 0 },
+		{ IBV_WR_ATOMIC_CMP_AND_SWP,  0, 0, 0, 1, 0, 1, 0, 1, 0, 0 },
+		{ IBV_WR_ATOMIC_FETCH_AND_ADD, 0, 0, 0, 1, 0, 1, 0, 1, 0, 0 },
+		{ IBV_WR_LOCAL_INV,	      0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ IBV_WR_BIND_MW,	      0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ IBV_WR_SEND_WITH_INV,	      0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ IBV_WR_TSO,		      0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ IBV_WR_DRIVER1,	      0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ IBV_WR_ATOMIC_WRITE,	      0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ 12,			      0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ 0x80000005u,		      0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ UINT32_MAX,		      0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		uint32_t op = t[i].op;
+
+		assert_int_equal(eng_wr_is_send(op), t[i].send);
+		assert_int_equal(eng_wr_is_write(op), t[i].write);
+		assert_int_equal(eng_wr_is_read(op), t[i].read);
+		assert_int_equal(eng_wr_is_atomic(op), t[i].atomic);
+		assert_int_equal(eng_wr_has_imm(op), t[i].imm);
+		assert_int_equal(eng_wr_needs_local_write(op), t[i].lw);
+		assert_int_equal(eng_wr_may_inline(op), t[i].inl);
+		assert_int_equal(eng_wr_valid_for(op, IBV_QPT_RC), t[i].rc);
+		assert_int_equal(eng_wr_valid_for(op, IBV_QPT_UC), t[i].uc);
+		assert_int_equal(eng_wr_valid_for(op, IBV_QPT_UD), t[i].ud);
+		/* The remote right each asks for follows the same classes. */
+		assert_int_equal(eng_dp_remote_access_for(op),
+				 t[i].write ? IBV_ACCESS_REMOTE_WRITE :
+				 t[i].read ? IBV_ACCESS_REMOTE_READ :
+				 t[i].atomic ? IBV_ACCESS_REMOTE_ATOMIC : 0);
+	}
+}
+
+/* IBA 10.3.1: RTR, RTS, SQD and SQE take incoming messages; RESET, INIT,
+ * ERR and anything else do not (UNKNOWN, 7, sorts after ERR). */
+static void test_eng_wr__qp_states_that_receive(void **state)
+{
+	(void)state;
+	assert_false(eng_qps_receives(IBV_QPS_RESET));
+	assert_false(eng_qps_receives(IBV_QPS_INIT));
+	assert_true(eng_qps_receives(IBV_QPS_RTR));
+	assert_true(eng_qps_receives(IBV_QPS_RTS));
+	assert_true(eng_qps_receives(IBV_QPS_SQD));
+	assert_true(eng_qps_receives(IBV_QPS_SQE));
+	assert_false(eng_qps_receives(IBV_QPS_ERR));
+	assert_false(eng_qps_receives(IBV_QPS_UNKNOWN));
+	assert_false(eng_qps_receives(UINT32_MAX));
+	for (uint32_t s = IBV_QPS_RESET; s <= IBV_QPS_ERR; s++)
+		assert_true(eng_qps_known(s));
+	assert_false(eng_qps_known(IBV_QPS_UNKNOWN));
+	assert_false(eng_qps_known(UINT32_MAX));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +352,8 @@ int main(void)
 		cmocka_unit_test(test_eng_dp_grh__ipv6_header),
 		cmocka_unit_test(test_eng_dp_timer__rnr_table),
 		cmocka_unit_test(test_eng_dp_timer__ack_timeout),
+		cmocka_unit_test(test_eng_wr__every_opcode_classified),
+		cmocka_unit_test(test_eng_wr__qp_states_that_receive),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

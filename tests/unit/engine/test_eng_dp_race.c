@@ -21,8 +21,9 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include <infiniband/verbs.h>
+
 #include "providers/soft/engine/eng_dp.h"
-#include "providers/soft/engine/eng_ibv.h"
 
 struct rewriter {
 	uint8_t *ents;
@@ -167,12 +168,12 @@ static void test_eng_dp_race__send_fetch_under_rewrite(void **state)
 	while (now_ms() < end) {
 		for (uint32_t i = 0; i < 4096; i++) {
 			r.own = i;
-			if (eng_dp_send_wqe_fetch(&r, ENG_QPT_RC, &cap, w) < 0) {
+			if (eng_dp_send_wqe_fetch(&r, IBV_QPT_RC, &cap, w) < 0) {
 				bad++;
 				continue;
 			}
 			ok++;
-			assert_int_equal(eng_dp_send_wqe_check(&w->w, ENG_QPT_RC,
+			assert_int_equal(eng_dp_send_wqe_check(&w->w, IBV_QPT_RC,
 							       &cap, esz), 0);
 			if (w->w.send_flags & 8)
 				assert_true(w->w.inline_len <= 40);
