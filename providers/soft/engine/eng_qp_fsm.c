@@ -11,6 +11,9 @@
 #include <stddef.h>
 #include <infiniband/verbs.h>
 
+#include "providers/soft/engine/eng_port.h"
+#include "providers/soft/engine/eng_wr.h"
+
 _Static_assert(ENG_QP_ACCESS_REMOTE == (IBV_ACCESS_REMOTE_WRITE |
 				       IBV_ACCESS_REMOTE_READ |
 				       IBV_ACCESS_REMOTE_ATOMIC),
@@ -52,7 +55,7 @@ static int check_states(const struct eng_qp_fsm_in *in)
 	const struct pv_ipc_qp_attr *a = in->attr;
 	uint32_t claim, real = in->cur_state;
 
-	if ((in->attr_mask & IBV_QP_STATE) && a->qp_state > IBV_QPS_ERR)
+	if ((in->attr_mask & IBV_QP_STATE) && !eng_qps_known(a->qp_state))
 		return -EINVAL;
 	if (!(in->attr_mask & IBV_QP_CUR_STATE))
 		return 0;
@@ -83,11 +86,11 @@ static int check_primary_path(const struct eng_qp_fsm_in *in)
 	if ((m & IBV_QP_PATH_MTU) &&
 	    (a->path_mtu < IBV_MTU_256 || a->path_mtu > IBV_MTU_4096))
 		return -EINVAL;
-	if ((m & IBV_QP_DEST_QPN) && a->dest_qp_num > ENG_QP_24BIT_MAX)
+	if ((m & IBV_QP_DEST_QPN) && a->dest_qp_num > ENG_BTH_24BIT_MASK)
 		return -EINVAL;
-	if ((m & IBV_QP_RQ_PSN) && a->rq_psn > ENG_QP_24BIT_MAX)
+	if ((m & IBV_QP_RQ_PSN) && a->rq_psn > ENG_BTH_24BIT_MASK)
 		return -EINVAL;
-	if ((m & IBV_QP_SQ_PSN) && a->sq_psn > ENG_QP_24BIT_MAX)
+	if ((m & IBV_QP_SQ_PSN) && a->sq_psn > ENG_BTH_24BIT_MASK)
 		return -EINVAL;
 	if ((m & IBV_QP_ACCESS_FLAGS) &&
 	    (a->qp_access_flags & ~ACCESS_TOLERATED))
@@ -146,7 +149,7 @@ int eng_qp_modify_check(const struct eng_qp_fsm_in *in)
 		return -EINVAL;
 	if (!eng_qp_type_supported(in->qp_type))
 		return -EOPNOTSUPP;
-	if (in->cur_state > IBV_QPS_ERR)
+	if (!eng_qps_known(in->cur_state))
 		return -EINVAL;
 	if (in->attr_mask && !in->attr)
 		return -EINVAL;

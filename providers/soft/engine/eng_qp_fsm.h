@@ -48,9 +48,6 @@
 /* The qp_access_flags bits the engine acts on. */
 #define ENG_QP_ACCESS_REMOTE	(0x2u | 0x4u | 0x8u)	/* IBV_ACCESS_REMOTE_{WRITE,READ,ATOMIC} */
 
-/* Largest 24-bit value (PSN, QPN). */
-#define ENG_QP_24BIT_MAX		0xffffffu
-
 struct eng_qp_fsm_in {
 	uint32_t qp_type;		/* enum ibv_qp_type */
 	uint32_t cur_state;		/* enum ibv_qp_state: the QP's real state */
