@@ -82,8 +82,10 @@ topo_ip a addr add 10.79.0.1/24 dev eth0
 wait_until 5 sh -c "'$PV_BUILD/bin/pvctl' --socket '$ENGINE_SOCK' dev list |
 	grep -q 0a4f:0001" || fail "GID table did not follow a new address"
 topo_ip a link set eth0 down
-wait_until 5 sh -c "'$PV_BUILD/bin/pvctl' --socket '$ENGINE_SOCK' --json \
-	dev list | grep -q '\"port_state\": \"DOWN\"'" ||
+ports_down() {
+	[ "$(pvctl --json dev list | json_count 'd["port_state"] == "DOWN"')" -ge 1 ]
+}
+wait_until 5 ports_down ||
 	fail "port did not go down"
 topo_ip a link set eth0 up
 topo_ip b link set eth0 up

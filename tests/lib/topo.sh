@@ -286,3 +286,12 @@ stop_engine() {
 	fi
 	return 0
 }
+
+# json_count PYEXPR: how many entries d of the JSON list on stdin make
+# PYEXPR true (for pvctl --json: parsed, so its whitespace is no contract).
+# Prints nothing and fails when stdin is not a JSON list.
+json_count() {
+	/usr/bin/python3 -c '
+import json, sys
+print(sum(1 for d in json.load(sys.stdin) if eval(sys.argv[1])))' "$1"
+}
