@@ -65,7 +65,12 @@ wait_until 5 sh -c "\"$CTL\" dev list | grep rdma0 | grep -q 0a09:0101" ||
 [ "$(dev_field rdma0 "$A" gids | cut -d' ' -f1)" = "$GA" ] ||
 	fail "GID 0 moved"
 topo_ip a addr del 10.9.1.1/24 dev eth0
-wait_until 5 sh -c "! \"$CTL\" dev list | grep -q 0a09:0101" ||
+# gid_gone: pvctl answers and no device lists 10.9.1.1's GID.
+gid_gone() {
+	_l=$("$CTL" dev list) || return 1
+	! printf '%s\n' "$_l" | grep -q 0a09:0101
+}
+wait_until 5 gid_gone ||
 	fail "removed address still in GID table"
 
 # MTU and link state follow the interface.
@@ -92,7 +97,8 @@ cat "$TMP/client.out"
 IDA=$(dev_field rdma0 "$A" id) IDB=$(dev_field rdma0 "$B" id)
 [ "$(topo_exec a "$CLIENT" list | cut -d' ' -f1)" = "$IDA" ] || fail "list a"
 [ "$(topo_exec b "$CLIENT" list | cut -d' ' -f1)" = "$IDB" ] || fail "list b"
-[ -z "$("$CLIENT" list)" ] || fail "host sees pod devices"
+_hl=$("$CLIENT" list) || fail "eng-client list on the host"
+[ -z "$_hl" ] || fail "host sees pod devices: $_hl"
 out=$(topo_exec b "$CLIENT" open rdma0 "$IDA") && fail "b opened a's device"
 echo "$out" | grep -q "No such device" || fail "cross-ns open: $out"
 chmod 755 "$TOPO_TMP"	# mktemp made it 0700: let others reach the socket
