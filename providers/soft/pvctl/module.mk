@@ -19,3 +19,4 @@ $(PVCTL): $(call objs,$(PVCTL_SRCS)) $(PV_COMMON_OBJS)
 	$(CC) $(BASE_LDFLAGS) -o $@ $^ $(PVCTL_CJSON_LIBS)
 
 ALL_TARGETS += $(PVCTL)
+$(eval $(call headers_check,providers/soft/pvctl/pvctl.h,PVCTL_CJSON_CFLAGS))
