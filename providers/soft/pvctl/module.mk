@@ -20,3 +20,6 @@ $(PVCTL): $(call objs,$(PVCTL_SRCS)) $(PV_COMMON_OBJS)
 
 ALL_TARGETS += $(PVCTL)
 $(eval $(call headers_check,providers/soft/pvctl/pvctl.h,PVCTL_CJSON_CFLAGS))
+
+$(OBJDIR)/tests/unit/pvctl/%.o: EXTRA_CFLAGS += $(PVCTL_CJSON_CFLAGS)
+$(eval $(call unit_test,test_pvctl_out,tests/unit/pvctl/test_pvctl_out.c,$(call objs,providers/soft/pvctl/pvctl_out.c providers/soft/pvctl/pvctl_session.c) $(PV_COMMON_OBJS),$(PVCTL_CJSON_LIBS)))
