@@ -55,16 +55,19 @@ $(CNI_FAULT_BIN): $(CNI_FAULT_ADD_OBJ) \
 	$(CC) $(BASE_LDFLAGS) -o $@ $^ $(CNI_LIBS)
 
 ALL_TARGETS += $(CNI_FAULT_BIN)
-HEADERS_CHECK += \
+CNI_HEADERS := \
 	cni-plugin/cni_claim.h \
 	cni-plugin/cni_cmd.h \
 	cni-plugin/cni_conf.h \
 	cni-plugin/cni_engine.h \
 	cni-plugin/cni_env.h \
 	cni-plugin/cni_err.h \
+	cni-plugin/cni_kernel.h \
+	cni-plugin/cni_rdmanl.h \
 	cni-plugin/cni_result.h \
 	cni-plugin/cni_seccomp.h \
 	cni-plugin/cni_state.h
+$(eval $(call headers_check,$(CNI_HEADERS),NL_CFLAGS))
 
 cni_o = $(patsubst %,$(OBJDIR)/cni-plugin/%.o,$(1))
 

@@ -53,8 +53,21 @@ $(DP_BIN): $(DP_OBJS) $(DP_GEN_OBJS) $(PV_COMMON_OBJS)
 	$(CC) $(BASE_LDFLAGS) -o $@ $^ $(DP_LIBS)
 
 ALL_TARGETS += $(DP_BIN)
-HEADERS_CHECK += device-plugin/dp_config.h device-plugin/dp_discover.h \
-	device-plugin/dp_pool.h
+DP_HEADERS := \
+	device-plugin/dp_alloc.h \
+	device-plugin/dp_arena.h \
+	device-plugin/dp_config.h \
+	device-plugin/dp_daemon.h \
+	device-plugin/dp_discover.h \
+	device-plugin/dp_grpc_server.h \
+	device-plugin/dp_health.h \
+	device-plugin/dp_kubelet.h \
+	device-plugin/dp_metrics.h \
+	device-plugin/dp_pool.h \
+	device-plugin/dp_rpc.h \
+	device-plugin/dp_seccomp.h
+DP_GEN_CPPFLAGS = -I$(DP_GENDIR)
+$(eval $(call headers_check,$(DP_HEADERS),DP_GEN_CPPFLAGS DP_CFLAGS,$(DP_GEN_H)))
 
 $(eval $(call unit_test,test_dp_config,tests/unit/dp/test_dp_config.c,$(OBJDIR)/device-plugin/dp_config.o,$(shell $(PKG_CONFIG) --libs libcjson 2>/dev/null)))
 $(eval $(call unit_test,test_dp_pool,tests/unit/dp/test_dp_pool.c,$(OBJDIR)/device-plugin/dp_pool.o $(OBJDIR)/device-plugin/dp_discover.o,$(shell $(PKG_CONFIG) --libs libudev 2>/dev/null)))

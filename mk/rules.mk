@@ -39,3 +39,18 @@ $(TESTDIR_B)/unit/$(1): $(call objs,$(2)) $(3)
 	$$(CC) $$(BASE_LDFLAGS) -o $$@ $$^ $(4) $$(CMOCKA_LIBS)
 CHECK_UNIT += $(TESTDIR_B)/unit/$(1)
 endef
+
+# headers-check (mk/targets.mk): every header compiles on its own, with the
+# flags its module's objects get.  A module lists its headers with
+#   $(eval $(call headers_check,HEADERS,FLAG-VARIABLES,PREREQUISITES))
+# naming the variables that hold its extra flags (e.g. NL_CFLAGS; expanded
+# when the check runs) and what must exist first (generated headers).
+# A plain `HEADERS_CHECK += h.h` means the header needs no extra flags.
+# The checks depend on the module.mk that lists them: a change of its
+# flags runs them again.
+HDRDIR := $(BUILD)/headers
+define headers_check
+HEADERS_CHECK += $(1)
+$(patsubst %,$(HDRDIR)/%.ok,$(1)): HDR_FLAGS += $(foreach v,$(2),$$($(v)))
+$(patsubst %,$(HDRDIR)/%.ok,$(1)): $(3) $(lastword $(MAKEFILE_LIST))
+endef

@@ -27,7 +27,7 @@ $(NETNS_PROBE): $(call objs,tests/integration/netns_probe.c) $(NETNS_LIB)
 	$(CC) $(BASE_LDFLAGS) -o $@ $^ $(NETNS_LIBS)
 
 ALL_TARGETS += $(NETNS_LIB) $(NETNS_PROBE)
-HEADERS_CHECK += netns/netns.h
+$(eval $(call headers_check,netns/netns.h,NL_CFLAGS))
 
 $(eval $(call unit_test,test_netns_gid,tests/unit/netns/test_netns_gid.c,$(OBJDIR)/netns/netns_gid.o,))
 $(eval $(call unit_test,test_netns_watch,tests/unit/netns/test_netns_watch.c,$(OBJDIR)/netns/netns_watch.o $(OBJDIR)/netns/netns_ns.o,))

@@ -50,7 +50,9 @@ grep -q "pvdevA[[:space:]]*$want" "$TMP/devices.txt" ||
 
 # The host's namespace has no soft device.
 env PODVERBS_ENGINE="$ENGINE_SOCK" LD_LIBRARY_PATH="$LIB" ibv_devices \
-	>"$TMP/host.txt" 2>&1
+	>"$TMP/host.txt" 2>&1 || { cat "$TMP/host.txt"; fail "ibv_devices on the host"; }
+grep -q 'node GUID' "$TMP/host.txt" ||
+	{ cat "$TMP/host.txt"; fail "ibv_devices on the host printed no table"; }
 grep -q pvdev "$TMP/host.txt" && fail "host namespace sees a pod device"
 
 in_a ibv_devinfo -v >"$TMP/devinfo.txt" 2>&1 || {

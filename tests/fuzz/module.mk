@@ -59,3 +59,4 @@ fuzz-smoke: fuzz-build
 
 CLEAN_EXTRA += $(FUZZ_BUILD)
 -include $(shell find $(FUZZ_OBJDIR) -name '*.d' 2>/dev/null)
+$(eval $(call headers_check,tests/fuzz/fuzz_eng.h,NL_CFLAGS))

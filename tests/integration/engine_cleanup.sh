@@ -36,20 +36,22 @@ objs | grep qp | grep -q INIT || fail "QP not in INIT"
 "$CTL" --json obj list >/dev/null || fail "obj list --json"
 [ "$(objs | wc -l)" = "$(stat_of objects_live)" ] || fail "objects_live"
 IDA=$("$CTL" dev list | awk -v p="$(topo_path a)" '$3 == p { print $1 }')
-[ "$("$CTL" obj list "$IDA" | tail -n +2 | wc -l)" = 7 ] ||
+[ -n "$IDA" ] || fail "no device in a"
+[ "$(obj_count "$IDA")" = 7 ] ||
 	fail "obj list by device"
 
 # SIGKILL the app in a (ip netns exec execs it: same pid): its objects
 # go, b's stay.
 kill -9 "$PA"
 wait "$PA" 2>/dev/null
-wait_until 5 sh -c "[ \"\$(\"$CTL\" obj list | tail -n +2 | wc -l)\" = 7 ]" ||
+seven_left() { [ "$(obj_count)" = 7 ]; }
+wait_until 5 seven_left ||
 	{ "$CTL" obj list; fail "a's objects not freed"; }
-[ "$("$CTL" obj list "$IDA" | tail -n +2 | wc -l)" = 0 ] ||
+no_objs "$IDA" ||
 	fail "objects left on a's device"
 kill -9 "$PB"
 wait "$PB" 2>/dev/null
-wait_until 5 sh -c "[ -z \"\$(\"$CTL\" obj list | tail -n +2)\" ]" ||
+wait_until 5 no_objs ||
 	fail "b's objects not freed"
 [ "$(stat_of objects_live)" = 0 ] || fail "objects_live not 0"
 "$CTL" stats | grep -E "clients_|objects_"

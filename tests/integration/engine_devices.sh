@@ -19,6 +19,10 @@ start_engine --log-level debug
 dev_json() {
 	"$CTL" --json dev list
 }
+# devs_are PYEXPR N: N devices d in --json dev list make PYEXPR true.
+devs_are() {
+	[ "$(dev_json | json_count "$1")" = "$2" ]
+}
 dev_field() {
 	dev_json | /usr/bin/python3 -c '
 import json, sys
@@ -33,7 +37,7 @@ A=$(topo_path a) B=$(topo_path b)
 "$CTL" dev add --netns "$B" --ifname eth0 --name rdma0 --pkey 0x8001 ||
 	fail "dev add b (same name, other namespace)"
 "$CTL" dev list
-[ "$(dev_json | grep -c '"name": "rdma0"')" = 2 ] || fail "two devices"
+devs_are 'd["name"] == "rdma0"' 2 || fail "two devices"
 
 GA=$(dev_field rdma0 "$A" gids | cut -d' ' -f1)
 GB=$(dev_field rdma0 "$B" gids | cut -d' ' -f1)
@@ -61,12 +65,17 @@ wait_until 5 sh -c "\"$CTL\" dev list | grep rdma0 | grep -q 0a09:0101" ||
 [ "$(dev_field rdma0 "$A" gids | cut -d' ' -f1)" = "$GA" ] ||
 	fail "GID 0 moved"
 topo_ip a addr del 10.9.1.1/24 dev eth0
-wait_until 5 sh -c "! \"$CTL\" dev list | grep -q 0a09:0101" ||
+# gid_gone: pvctl answers and no device lists 10.9.1.1's GID.
+gid_gone() {
+	_l=$("$CTL" dev list) || return 1
+	! printf '%s\n' "$_l" | grep -q 0a09:0101
+}
+wait_until 5 gid_gone ||
 	fail "removed address still in GID table"
 
 # MTU and link state follow the interface.
 topo_ip a link set eth0 mtu 9000
-wait_until 5 sh -c "[ \"\$(\"$CTL\" --json dev list | grep -c '\"active_mtu\": 4096')\" = 1 ]" ||
+wait_until 5 devs_are 'd["active_mtu"] == 4096' 1 ||
 	fail "MTU 9000 not seen"
 # A context in namespace a receives the port events.
 ip netns exec "$(topo_name a)" "$CLIENT" hold rdma0 >"$TMP/client.out" 2>&1 &
@@ -74,7 +83,7 @@ CPID=$!
 topo_track_pid "$CPID"
 wait_until 5 grep -q ready "$TMP/client.out" || fail "client not ready"
 topo_ip a link set eth0 down
-wait_until 5 sh -c "[ \"\$(\"$CTL\" --json dev list | grep -c '\"port_state\": \"DOWN\"')\" = 1 ]" ||
+wait_until 5 devs_are 'd["port_state"] == "DOWN"' 1 ||
 	fail "port not DOWN after link down"
 wait_until 5 grep -q "event 10" "$TMP/client.out" || fail "no PORT_ERR event"
 topo_ip a link set eth0 up
@@ -88,7 +97,8 @@ cat "$TMP/client.out"
 IDA=$(dev_field rdma0 "$A" id) IDB=$(dev_field rdma0 "$B" id)
 [ "$(topo_exec a "$CLIENT" list | cut -d' ' -f1)" = "$IDA" ] || fail "list a"
 [ "$(topo_exec b "$CLIENT" list | cut -d' ' -f1)" = "$IDB" ] || fail "list b"
-[ -z "$("$CLIENT" list)" ] || fail "host sees pod devices"
+_hl=$("$CLIENT" list) || fail "eng-client list on the host"
+[ -z "$_hl" ] || fail "host sees pod devices: $_hl"
 out=$(topo_exec b "$CLIENT" open rdma0 "$IDA") && fail "b opened a's device"
 echo "$out" | grep -q "No such device" || fail "cross-ns open: $out"
 chmod 755 "$TOPO_TMP"	# mktemp made it 0700: let others reach the socket
@@ -97,9 +107,9 @@ topo_exec b setpriv --reuid 65534 --regid 65534 --clear-groups \
 
 # The vanished interface: port DOWN, device stays.
 topo_ip b link del eth0 2>/dev/null || topo_ip a link del eth0
-wait_until 5 sh -c "[ \"\$(\"$CTL\" --json dev list | grep -c '\"port_state\": \"DOWN\"')\" = 2 ]" ||
+wait_until 5 devs_are 'd["port_state"] == "DOWN"' 2 ||
 	fail "ports not DOWN after veth deleted"
-[ "$(dev_json | grep -c '"name": "rdma0"')" = 2 ] || fail "devices gone"
+devs_are 'd["name"] == "rdma0"' 2 || fail "devices gone"
 
 # Delete: ambiguous by name; by name + namespace; by id.  The holder of
 # a context gets DEVICE_FATAL.
@@ -109,7 +119,7 @@ echo "$out" | grep -q "several namespaces" || fail "message: $out"
 wait_until 5 grep -q "event 8" "$TMP/client.out" || fail "no DEVICE_FATAL"
 "$CTL" dev del "$IDB" || fail "del by id"
 "$CTL" dev del "$IDB" 2>/dev/null && fail "double delete accepted"
-[ "$(dev_json | grep -c '"name"')" = 0 ] || fail "devices left"
+devs_are True 0 || fail "devices left"
 "$CTL" stats | grep -E "devices_|link_events|gid_changes|port_state"
 pid_alive "$ENGINE_PID" || fail "engine died"
 echo PASS

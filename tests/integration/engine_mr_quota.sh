@@ -68,8 +68,7 @@ for _k in "bytes $MIB quota_mr_bytes_hit" "fds $FDS quota_fds_hit" \
 	pid_alive "$ENGINE_PID" || fail "engine died"
 	exec 3>&-
 	wait $_pid || fail "$1 flood exited $?"
-	wait_until 5 sh -c "[ -z \"\$('$CTL' obj list | tail -n +2)\" ]" ||
-		fail "pod A's objects not freed"
+	wait_until 5 no_objs || fail "pod A's objects not freed"
 done
 
 echo "== pod A let go: its whole share is back"

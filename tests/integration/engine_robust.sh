@@ -41,11 +41,12 @@ msgs = [
     hdr(16, 4, 4) + bytes(4),             # PD_ALLOC with a payload
     hdr(200, 0, 5),                       # unknown op
     hdr(25, 184, 6) + bytes(184),         # QP_MODIFY without a context
-    hdr(1, 70000, 7) + bytes(70000 - 24) if False else hdr(1, 0, 7) + bytes(65600),  # oversized
+    hdr(1, 0, 7) + bytes(65600),          # oversized: more than a message
 ]
 for m in msgs:
     s.send(m)
-# Replies come for the ones with a readable header (seq 1..7).
+# Replies come for the ones with a readable header (seq 1..7), none for
+# the three without one.
 got = {}
 try:
     while True:
@@ -55,17 +56,22 @@ try:
 except socket.timeout:
     pass
 print("replies:", got)
+assert sorted(got) == list(range(1, 8)), got
+assert got.get(1) == -71, got      # EPROTO: bad version
 assert got.get(2) == -71, got      # EPROTO
 assert got.get(3) == -22 and got.get(4) == -22, got   # EINVAL
 assert got.get(5) == -95, got      # EOPNOTSUPP
 assert got.get(6) == -22, got      # no context
+assert got.get(7) == -71, got      # EPROTO: truncated
 # The connection still works.
 s.send(hdr(1, 32, 99) + struct.pack("<I", 1) + bytes(28))
 r = s.recv(65536)
 assert struct.unpack("<IHHIIiI", r[:24])[4:6] == (99, 0), r[:24]
 print("still served after garbage")
 PY
-[ "$(stat_of msgs_malformed)" -ge 6 ] || fail "msgs_malformed not counted"
+# Malformed: the empty datagram, "x", bad magic, bad version, short
+# payload, HELLO and PD_ALLOC of the wrong size, the oversized one.
+[ "$(stat_of msgs_malformed)" -ge 8 ] || fail "msgs_malformed not counted"
 [ "$(stat_of msgs_unknown_op)" -ge 1 ] || fail "msgs_unknown_op not counted"
 
 # A client that floods requests and never reads its replies: its replies
@@ -95,7 +101,7 @@ FLOOD=$!
 topo_track_pid "$FLOOD"
 sleep 1
 "$CTL" stats >/dev/null || fail "engine stuck under flood"
-wait "$FLOOD"
+wait "$FLOOD" || fail "flood client"
 [ "$(stat_of replies_dropped)" -gt 0 ] || fail "no replies_dropped under flood"
 
 # Admin requests are served to root on the admin socket only: non-root

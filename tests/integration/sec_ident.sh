@@ -63,7 +63,8 @@ attack() {
 	touch "$TMP/go.$_n"
 	wait_until 10 grep -q '^DEV_LIST' "$TMP/$_n" || {
 		cat "$TMP/$_n"; fail "$_n: holder did not report"; }
-	[ -z "$_del" ] || wait_until 10 grep -q '^ADM_DEV_DEL' "$TMP/$_n"
+	[ -z "$_del" ] || wait_until 10 grep -q '^ADM_DEV_DEL' "$TMP/$_n" || {
+		cat "$TMP/$_n"; fail "$_n: holder did not try ADM_DEV_DEL"; }
 	sed 's/^/    holder: /' "$TMP/$_n" | tail -n +2
 }
 

@@ -41,14 +41,19 @@ expect_code() {
 
 # engine_has NAME NETNS / engine_count: devices the engine has.  pvctl
 # runs with $PVCTL_PREFIX (e.g. nsenter into the engine's namespace).
+# When pvctl fails, engine_has fails the test and engine_count prints
+# nothing: "no such device" must never stand in for "no answer".
 engine_has() {
-	$PVCTL_PREFIX "$PV_BUILD/bin/pvctl" --socket "$ENGINE_SOCK" dev list |
+	_eh=$($PVCTL_PREFIX "$PV_BUILD/bin/pvctl" --socket "$ENGINE_SOCK" \
+		dev list) || fail "engine_has: pvctl dev list failed"
+	printf '%s\n' "$_eh" |
 		awk -v n="$1" -v ns="$2" '$2 == n && $3 == ns { f = 1 } END { exit !f }'
 }
 
 engine_count() {
-	$PVCTL_PREFIX "$PV_BUILD/bin/pvctl" --socket "$ENGINE_SOCK" dev list |
-		awk 'NR > 1 && $1 ~ /^[0-9]+$/' | wc -l
+	_ec=$($PVCTL_PREFIX "$PV_BUILD/bin/pvctl" --socket "$ENGINE_SOCK" \
+		dev list) || return 1
+	printf '%s\n' "$_ec" | awk 'NR > 1 && $1 ~ /^[0-9]+$/' | wc -l
 }
 
 # state_count: files in the state folder.

@@ -289,3 +289,28 @@ stop_engine() {
 	fi
 	return 0
 }
+
+# json_count PYEXPR: how many entries d of the JSON list on stdin make
+# PYEXPR true (for pvctl --json: parsed, so its whitespace is no contract).
+# Prints nothing and fails when stdin is not a JSON list.
+json_count() {
+	/usr/bin/python3 -c '
+import json, sys
+print(sum(1 for d in json.load(sys.stdin) if eval(sys.argv[1])))' "$1"
+}
+
+# obj_count [DEV]: how many objects (of DEV) `pvctl obj list` shows on the
+# test engine.  Prints nothing and fails when pvctl fails, so a count
+# compared with an expected one never matches for an engine that did not
+# answer (an empty list from a failed pvctl read as "no objects").
+obj_count() {
+	_oc_out=$("$PV_BUILD/bin/pvctl" --admin-socket "$ENGINE_ADMIN_SOCK" \
+		obj list "$@") || return 1
+	printf '%s\n' "$_oc_out" | tail -n +2 | grep -c .
+	return 0
+}
+
+# no_objs [DEV]: pvctl answers and lists no objects (of DEV).
+no_objs() {
+	[ "$(obj_count "$@")" = 0 ]
+}
