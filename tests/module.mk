@@ -6,7 +6,7 @@
 HEADERS_CHECK += providers/soft/pv-soft-abi.h
 HEADERS_CHECK += include/infiniband/verbs.h
 HEADERS_CHECK += providers/soft/pv-soft-ring-abi.h
-HEADERS_CHECK += tests/unit/common/test_pv_qp_fsm.h
+HEADERS_CHECK += tests/unit/engine/test_eng_qp_fsm.h
 HEADERS_CHECK += tests/integration/engine_mem/eng_mem.h
 
 # Sanitizer build: the programs that load a seccomp filter skip
