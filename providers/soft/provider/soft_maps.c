@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Reading /proc/self/maps and deciding how a registered span reaches the
- * engine (datapath design §4).  Pure: the caller reads the file.
+ * engine (docs/ARCHITECTURE.md, "Memory").  Pure: the caller reads the file.
  *
  * Only anonymous private read-write memory is moved onto a memfd: it is
  * the one kind whose contents we can copy and whose addresses we can take

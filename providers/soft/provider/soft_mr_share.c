@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Registration shares the pages with the engine (datapath design §4).
+ * Registration shares the pages with the engine (docs/ARCHITECTURE.md, "Memory").
  *
  * A region lying in anonymous private read-write memory is moved onto a
  * memfd: the page-aligned span is copied into a new memfd, which is then

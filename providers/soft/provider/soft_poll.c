@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ibv_poll_cq from the CQ ring and ibv_req_notify_cq through its arm word
- * (design §3): neither makes a system call.  Polling keeps draining the
+ * (pv-soft-ring-abi.h: completion events): neither makes a system call.  Polling keeps draining the
  * ring after the engine died, so the completions it wrote are not lost;
  * every 2^SOFT_POLL_LIVENESS_SHIFT empty polls it checks the engine is
  * still there, and once it is not, the outstanding work requests complete

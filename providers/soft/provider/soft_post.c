@@ -2,7 +2,7 @@
 /*
  * ibv_post_send / ibv_post_recv / ibv_post_srq_recv: encode each WR into
  * the next ring entry, publish them all with one release store of prod,
- * then ring the doorbell only if the engine sleeps (design §2).  No system
+ * then ring the doorbell only if the engine sleeps (pv-soft-ring-abi.h: doorbells).  No system
  * call while the engine is awake.
  *
  * Errors follow ibv_post_send(3): the first bad WR stops the list and is

@@ -168,7 +168,7 @@ void soft_map_release(struct soft_map *m);
 
 /* Rings the context's doorbell if the engine sleeps.  The fence orders
  * our store of prod before the load of engine_idle, pairing with the
- * engine's store of engine_idle before its last rescan (design §2): one
+ * engine's store of engine_idle before its last rescan (pv-soft-ring-abi.h: doorbells): one
  * of the two sides always sees the other. */
 static inline void soft_doorbell(struct soft_ctx *sc)
 {
@@ -209,7 +209,7 @@ void soft_cq_ex_install(struct pv_cq *cq);
 int soft_qp_ex_check_ops(enum ibv_qp_type t, uint64_t send_ops_flags);
 void soft_qp_ex_install(struct pv_qp *qp);
 
-/* soft_mr_share.c: which fd carries a new MR's pages (design §4); the
+/* soft_mr_share.c: which fd carries a new MR's pages (docs/ARCHITECTURE.md, "Memory"); the
  * engine reaches memory only through one.  fd is -1 when the region
  * cannot be shared, and why says what the region is.  ref (NULL when fd
  * is -1) is released by soft_mr_share_put when the MR is deregistered;
