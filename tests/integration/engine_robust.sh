@@ -133,9 +133,12 @@ done
 
 # Out of file descriptors (hard limit 32): connections beyond are shed,
 # the engine neither spins nor dies, and serves again once they close.
+# The per-pod connection caps are lifted so that the fd limit, not them,
+# is what the 60 connections hit (sec_conn_share.sh tests the caps).
 S2=$TMP/fd/fd.sock	# its admin socket goes to $TMP/fd-admin
 sh -c "ulimit -n 32 && exec \"$PV_BUILD/bin/podverbsd\" --socket $S2 \
-	--foreground" >"$TMP/fd.log" 2>&1 &
+	--limit max_unproven=1000 --limit max_unproven_per_ns=1000 \
+	--limit max_clients_per_ns=1000 --foreground" >"$TMP/fd.log" 2>&1 &
 P2=$!
 topo_track_pid "$P2"
 wait_until 5 "$CTL" --socket "$S2" stats || fail "fd engine not up"
