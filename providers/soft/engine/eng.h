@@ -194,6 +194,8 @@ struct eng_dev_keep {
 	uint32_t id;
 	uint64_t guid;
 	struct netns_id ns;
+	/* Its GID claims (NULL: none, or those of eng_dev_add_claims). */
+	const struct pv_ipc_adm_dev_claims *claims;
 };
 /* eng_dev_register with keep (NULL: a new id and GUID); -EEXIST also
  * when keep's id is taken, -EINVAL when it is out of range. */
