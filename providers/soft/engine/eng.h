@@ -88,6 +88,11 @@ struct eng_dev {
 	struct eng_mrkeys mrs;		/* lkey/rkey -> struct eng_mr */
 	struct eng_rguard rguard;	/* remote access errors */
 	struct eng_quota quota;		/* summed over its connections */
+	/* Its (its pod's) share of the data path's current pass, over all
+	 * its connections' QPs (eng_dp_sched.c). */
+	uint64_t dp_pass_seq;
+	uint64_t dp_pass_bytes;
+	uint64_t dp_pass_wqes;
 };
 
 struct eng_conn {

@@ -3,7 +3,8 @@
  * The data path's work budgets (issue 8, finding 5), from the engine
  * limits dp_pass_*, dp_pod_pass_* and dp_qp_turn_* (eng_limits.h).  A QP's
  * turn moves at most dp_qp_turn_kb (a chunk or two) or dp_qp_turn_wqes
- * WQEs; one client gets at most dp_pod_pass_* over all its QPs in a pass; a
+ * WQEs; one pod (its device) gets at most dp_pod_pass_* over all its
+ * connections' QPs in a pass; a
  * pass ends after dp_pass_* and the loop returns to epoll, so requests
  * and other pods are served within about one pass (~100 us of copying
  * with the defaults).  Pure: eng_dp_sched.c keeps the accounts.

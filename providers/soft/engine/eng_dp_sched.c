@@ -3,7 +3,7 @@
  * Which rings have work, and when the engine may sleep.
  *
  * While there is work the engine rescans the mapped send queues, round
- * robin within a bounded budget per QP, per client and per pass, after
+ * robin within a bounded budget per QP, per pod and per pass, after
  * each epoll batch and keeps polling (epoll with a zero timeout) for
  * dp_spin_us after the last work it found, yielding the CPU between
  * passes: on a 2-core node the applications it serves busy-poll their
@@ -55,16 +55,19 @@ void eng_dp_sched_fini(struct eng *e)
 	e->dp = NULL;
 }
 
-/* Client's share of the pass so far (reset when a new pass starts). */
-static struct eng_dp_ctx *pass_share(struct eng_dp_sched *s,
-				     struct eng_dp_qp *dq)
+/* The pod's share of the pass so far (reset when a new pass starts).
+ * Kept per device, the pod's, not per connection: a pod that opens more
+ * connections gets no more of a pass.  NULL for a QP whose device was
+ * deleted (nothing of it moves). */
+static struct eng_dev *pass_share(struct eng_dp_sched *s,
+				  struct eng_dp_qp *dq)
 {
-	struct eng_dp_ctx *x = dq->qp->o.conn->dp;
+	struct eng_dev *x = dq->qp->o.conn->dev;
 
-	if (x && x->pass_seq != s->pass_seq) {
-		x->pass_seq = s->pass_seq;
-		x->pass_bytes = 0;
-		x->pass_wqes = 0;
+	if (x && x->dp_pass_seq != s->pass_seq) {
+		x->dp_pass_seq = s->pass_seq;
+		x->dp_pass_bytes = 0;
+		x->dp_pass_wqes = 0;
 	}
 	return x;
 }
@@ -79,14 +82,15 @@ static bool qp_turn(struct eng *e, struct eng_dp_sched *s,
 		    struct eng_dp_qp *dq, struct eng_dp_budget *pass,
 		    bool *starved)
 {
-	struct eng_dp_ctx *x = pass_share(s, dq);
-	struct eng_dp_budget b = eng_dp_turn_budget(pass, x ? x->pass_bytes : 0,
-						    x ? x->pass_wqes : 0);
+	struct eng_dev *x = pass_share(s, dq);
+	struct eng_dp_budget b = eng_dp_turn_budget(pass,
+						    x ? x->dp_pass_bytes : 0,
+						    x ? x->dp_pass_wqes : 0);
 	bool did;
 
 	if (!b.bytes || !b.wqes) {
-		/* This client had its share: its QPs wait for the next
-		 * pass, which comes at once (work is pending). */
+		/* This pod had its share: its QPs wait for the next pass,
+		 * which comes at once (work is pending). */
 		*starved = true;
 		return false;
 	}
@@ -98,8 +102,8 @@ static bool qp_turn(struct eng *e, struct eng_dp_sched *s,
 		pass->bytes -= min_u64(pass->bytes, b0 - b.bytes);
 		pass->wqes -= (uint32_t)min_u64(pass->wqes, w0 - b.wqes);
 		if (x) {
-			x->pass_bytes += b0 - b.bytes;
-			x->pass_wqes += w0 - b.wqes;
+			x->dp_pass_bytes += b0 - b.bytes;
+			x->dp_pass_wqes += w0 - b.wqes;
 		}
 	}
 	return did;

@@ -75,9 +75,10 @@
 	X(dp_qp_turn_wqes, 16, 1, 65536,				\
 	  "data path: WQEs one QP completes in its turn")		\
 	X(dp_pod_pass_kb, 256, 1, 4194304,				\
-	  "data path: KiB one client moves in a pass, over all its QPs")	\
+	  "data path: KiB one pod (device) moves in a pass, over all "	\
+	  "its connections' QPs")					\
 	X(dp_pod_pass_wqes, 64, 1, 1048576,				\
-	  "data path: WQEs one client completes in a pass")		\
+	  "data path: WQEs one pod (device) completes in a pass")	\
 	X(dp_pass_kb, 1024, 1, 16777216,				\
 	  "data path: KiB a pass moves before the loop serves "	\
 	  "requests again")						\
