@@ -221,6 +221,10 @@ static int setup(uint8_t type)
 		close(mfd);
 		return -1;
 	}
+	/* Written, not just sized, as the provider populates what it
+	 * shares: the engine refuses an MR over a memfd with holes
+	 * (eng_dp_mem.c). */
+	memset(S.mr, 0, MR_LEN);
 	mr.r.pd_handle = S.pd;
 	mr.r.access = 0xf;
 	mr.r.addr = mr.r.iova = (uint64_t)(uintptr_t)S.mr;
