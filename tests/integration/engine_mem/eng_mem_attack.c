@@ -123,12 +123,21 @@ static int raw_open(const char *name)
 	struct pv_ipc_hello h = { .abi_version = PV_IPC_VERSION };
 	struct pv_ipc_dev_list *l = (struct pv_ipc_dev_list *)resp;
 	struct pv_ipc_dev_ref ref = { 0 };
-	int ret;
+	int ret, ns;
 
 	sock = pv_ipc_connect(pv_ipc_socket_path());
 	if (sock < 0)
 		return sock;
-	ret = call(PV_OP_HELLO, &h, sizeof(h));
+	/* HELLO proves the namespace with an fd of it, as the provider
+	 * does: without one the pod sees no device. */
+	ns = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (ns >= 0)
+		h.flags = PV_HELLO_NETNS;
+	ret = pv_ipc_call_fds(sock, &seq, PV_OP_HELLO, &h, sizeof(h), &ns,
+			      ns >= 0 ? 1 : 0, resp, sizeof(resp), NULL, NULL,
+			      NULL);
+	if (ns >= 0)
+		close(ns);
 	if (ret == 0)
 		ret = call(PV_OP_DEV_LIST, NULL, 0);
 	for (uint32_t i = 0; ret == 0 && i < l->count; i++)

@@ -19,6 +19,7 @@
  * $PODVERBS_ENGINE.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,12 +61,19 @@ static void conn_open(struct conn *c)
 	struct pv_ipc_hello h = { .abi_version = PV_IPC_VERSION };
 	struct pv_ipc_dev_list *l = (struct pv_ipc_dev_list *)resp;
 	struct pv_ipc_dev_ref ref = { 0 };
-	int ret;
+	int ret, ns;
 
 	c->sock = pv_ipc_connect(pv_ipc_socket_path());
 	if (c->sock < 0)
 		die("connect", c->sock);
-	ret = call(c, PV_OP_HELLO, &h, sizeof(h), -1);
+	/* HELLO proves the namespace with an fd of it, as the provider
+	 * does: without one the pod sees no device. */
+	ns = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (ns >= 0)
+		h.flags = PV_HELLO_NETNS;
+	ret = call(c, PV_OP_HELLO, &h, sizeof(h), ns);
+	if (ns >= 0)
+		close(ns);
 	if (ret == 0)
 		ret = call(c, PV_OP_DEV_LIST, NULL, 0, -1);
 	for (uint32_t i = 0; ret == 0 && i < l->count; i++)
