@@ -10,7 +10,7 @@ FB=${1:-build-fuzz}
 SECS=${2:-60}
 if [ $# -ge 2 ]; then shift 2; else shift $#; fi
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
-TARGETS=${*:-fuzz_ipc fuzz_wqe fuzz_cni_conf fuzz_dp_config}
+TARGETS=${*:-fuzz_ipc fuzz_wqe fuzz_cni_conf fuzz_dp_config fuzz_state}
 mkdir -p "$FB/artifacts" "$FB/logs"
 fails=0
 for t in $TARGETS; do
@@ -22,6 +22,7 @@ for t in $TARGETS; do
 	case $t in
 	fuzz_cni_conf) dict="-dict=$ROOT/tests/fuzz/cni_conf.dict" ;;
 	fuzz_dp_config) dict="-dict=$ROOT/tests/fuzz/dp_config.dict" ;;
+	fuzz_state) dict="-dict=$ROOT/tests/fuzz/state.dict" ;;
 	esac
 	log="$FB/logs/$t.log"
 	# shellcheck disable=SC2086

@@ -91,7 +91,12 @@ static int make_fds(uint8_t flags, int *fds)
 	if (flags & 4) {
 		int m = memfd_create("fuzz-mr", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
-		if (m >= 0 && ftruncate(m, 65536) == 0)
+		/* Written: the engine refuses a memfd with holes for an
+		 * MR (eng_dp_mem.c), which would stop every MR_REG here. */
+		static const char zeros[65536];
+
+		if (m >= 0 && pwrite(m, zeros, sizeof(zeros), 0) ==
+		    (ssize_t)sizeof(zeros))
 			fds[n++] = m;
 		else if (m >= 0)
 			close(m);

@@ -222,7 +222,9 @@ static int setup(uint8_t type)
 		close(mfd);
 		return -1;
 	}
-	/* The engine takes only populated memory (issue 8, finding 6). */
+	/* Written, not just sized, as the provider populates what it
+	 * shares: the engine refuses an MR over a memfd with holes
+	 * (eng_dp_mem.c). */
 	memset(S.mr, 0, MR_LEN);
 	mr.r.pd_handle = S.pd;
 	mr.r.access = 0xf;

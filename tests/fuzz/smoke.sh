@@ -9,7 +9,7 @@ set -u
 ROOT=${PV_ROOT:-$(cd "$(dirname "$0")/../.." && pwd -P)}
 FB=${PV_FUZZ_BUILD:-$ROOT/build-fuzz}
 RUNS=${FUZZ_SMOKE_RUNS:-20000}
-TARGETS="fuzz_ipc fuzz_wqe fuzz_cni_conf fuzz_dp_config"
+TARGETS="fuzz_ipc fuzz_wqe fuzz_cni_conf fuzz_dp_config fuzz_state"
 for t in $TARGETS; do
 	if [ ! -x "$FB/bin/$t" ]; then
 		echo "SKIP: $FB/bin/$t not built (make fuzz-build; needs clang-14 and libclang-rt-14-dev)"
@@ -25,6 +25,7 @@ for t in $TARGETS; do
 	case $t in
 	fuzz_cni_conf) dict="-dict=$ROOT/tests/fuzz/cni_conf.dict" ;;
 	fuzz_dp_config) dict="-dict=$ROOT/tests/fuzz/dp_config.dict" ;;
+	fuzz_state) dict="-dict=$ROOT/tests/fuzz/state.dict" ;;
 	esac
 	log="$scratch/$t.log"
 	# The sanitizer options a test run sets (log_path) would hide the

@@ -7,6 +7,11 @@
 # devices in id order, b must still own its GID: a restart must not hand
 # a squatter its neighbour's address.  If b's device does not come back,
 # a may have it (nobody else holds it).
+# Then b's device comes back claiming its CNI-assigned address (pvctl
+# --claim, as the CNI's ADM_DEV_ADD does) and takes the GID from the
+# squatter.  b's address goes away for a while (a picks the GID up) and the
+# engine restarts meanwhile: when the address is back, b's claim must
+# still beat the squatter, so the state file has to keep the claims.
 . "$PV_ROOT/tests/lib/topo.sh"
 
 topo_init
@@ -66,4 +71,23 @@ pvctl dev del rdma0 --netns "$(topo_path b)" >/dev/null || fail "dev del b"
 kill_and_restart
 wait_until 5 has_gid a || fail "a did not get the freed GID: $(gids_of a)"
 echo "ok: with b's device gone, a's table has the address again"
+
+pvctl dev add --netns "$(topo_path b)" --ifname eth0 --name rdma0 \
+	--claim 10.80.0.2/24 >/dev/null || fail "dev add b --claim"
+wait_until 5 has_gid b || fail "b's claim did not take its GID back: b: $(gids_of b); a: $(gids_of a)"
+has_gid a && fail "the squatter a kept b's GID against b's claim"
+echo "ok: b re-added with its claim owns $B_GID again"
+
+topo_ip b addr del 10.80.0.2/24 dev eth0 || fail "drop b's address"
+wait_until 5 has_gid a || fail "a did not pick up the GID b let go: $(gids_of a)"
+kill_and_restart
+topo_ip b addr add 10.80.0.2/24 dev eth0 || fail "give b its address back"
+if ! wait_until 5 has_gid b; then
+	echo "after the restart and b's address back: a: $(gids_of a)"
+	echo "                                        b: $(gids_of b)"
+	fail "after a restart b's claim was lost: the squatter a kept b's GID"
+fi
+has_gid a && fail "after a restart the squatter a still has b's GID"
+grep -q '"claims"' "$STATE_FILE" || fail "no claims in the state file"
+echo "ok: after a restart b's claim (kept in the state file) beats the squatter again"
 echo PASS

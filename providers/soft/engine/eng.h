@@ -88,6 +88,11 @@ struct eng_dev {
 	struct eng_mrkeys mrs;		/* lkey/rkey -> struct eng_mr */
 	struct eng_rguard rguard;	/* remote access errors */
 	struct eng_quota quota;		/* summed over its connections */
+	/* Its (its pod's) share of the data path's current pass, over all
+	 * its connections' QPs (eng_dp_sched.c). */
+	uint64_t dp_pass_seq;
+	uint64_t dp_pass_bytes;
+	uint64_t dp_pass_wqes;
 };
 
 struct eng_conn {
@@ -204,6 +209,8 @@ struct eng_dev_keep {
 	uint32_t id;
 	uint64_t guid;
 	struct netns_id ns;
+	/* Its GID claims (NULL: none, or those of eng_dev_add_claims). */
+	const struct pv_ipc_adm_dev_claims *claims;
 };
 /* eng_dev_register with keep (NULL: a new id and GUID); -EEXIST also
  * when keep's id is taken, -EINVAL when it is out of range. */

@@ -139,7 +139,7 @@ int eng_dev_register_kept(struct eng *e, int ns_fd, const struct netns_id *ns,
 	eng_idtab_init_sparse(&d->qps, ENG_QPN_MIN, ENG_QPN_MAX,
 			      ENG_QPN_QUARANTINE);
 	eng_mrkeys_init(&d->mrs);
-	claims_set(d, pending_claims);
+	claims_set(d, keep && keep->claims ? keep->claims : pending_claims);
 	eng_dev_apply_link(e, d, link);
 	eng_stat_inc(devices_added);
 	eng_stat_inc(devices_live);

@@ -78,10 +78,6 @@ struct eng_dp_ctx {
 	struct pv_ctx_page *page;
 	struct eng_list link;		/* in eng_dp_sched.ctxs */
 	struct eng_conn *conn;
-	/* This client's share of the current pass (eng_dp_sched.c). */
-	uint64_t pass_seq;
-	uint64_t pass_bytes;
-	uint32_t pass_wqes;
 };
 
 struct eng_dp_cq {

@@ -12,6 +12,7 @@
 
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_dp_rguard.h"
+#include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_stats.h"
 
@@ -45,7 +46,7 @@ static void charge(struct eng_dev *src, const struct eng_dev *dst,
 			 "errors (last: %s 0x%08x at device %u); its RDMA "
 			 "operations and datagrams are refused beyond %u a "
 			 "second", src->name, src->id, src->rguard.caused,
-			 what, key, dst->id, ENG_RGUARD_RATE);
+			 what, key, dst->id, (unsigned)eng_lim.rguard_rate);
 	}
 }
 

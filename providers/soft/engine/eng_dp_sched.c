@@ -3,7 +3,7 @@
  * Which rings have work, and when the engine may sleep.
  *
  * While there is work the engine rescans the mapped send queues, round
- * robin within a bounded budget per QP, per client and per pass, after
+ * robin within a bounded budget per QP, per pod and per pass, after
  * each epoll batch and keeps polling (epoll with a zero timeout) for
  * dp_spin_us after the last work it found, yielding the CPU between
  * passes: on a 2-core node the applications it serves busy-poll their
@@ -26,6 +26,7 @@
 #include <stdlib.h>
 
 #include "providers/soft/engine/eng_dp.h"
+#include "providers/soft/engine/eng_dp_budget.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_stats.h"
 
@@ -33,17 +34,8 @@
 #define ENG_DP_BACKOFF_MIN_NS	(10ull * 1000 * 1000)
 #define ENG_DP_BACKOFF_MAX_NS	(1000ull * 1000 * 1000)
 
-/* Bounded work (issue 8, finding 5).  A QP's turn moves at most
- * PV_QP_TURN_BYTES (a chunk or two) or PV_QP_TURN_WQES WQEs; one client
- * gets at most PV_CLIENT_PASS_* over all its QPs in a pass; a pass ends
- * after PV_PASS_* and the loop returns to epoll, so requests and other
- * pods are served within about one pass (~100 us of copying). */
-#define PV_QP_TURN_BYTES	(2ull * ENG_DP_CHUNK)
-#define PV_QP_TURN_WQES		16u
-#define PV_CLIENT_PASS_BYTES	(4ull * ENG_DP_CHUNK)
-#define PV_CLIENT_PASS_WQES	64u
-#define PV_PASS_BYTES		(16ull * ENG_DP_CHUNK)
-#define PV_PASS_WQES		256u
+/* Bounded work (issue 8, finding 5): the budgets are engine limits
+ * (eng_dp_budget.h). */
 
 struct eng_dp_sched *eng_dp_sched_get(struct eng *e)
 {
@@ -63,16 +55,19 @@ void eng_dp_sched_fini(struct eng *e)
 	e->dp = NULL;
 }
 
-/* Client's share of the pass so far (reset when a new pass starts). */
-static struct eng_dp_ctx *pass_share(struct eng_dp_sched *s,
-				     struct eng_dp_qp *dq)
+/* The pod's share of the pass so far (reset when a new pass starts).
+ * Kept per device, the pod's, not per connection: a pod that opens more
+ * connections gets no more of a pass.  NULL for a QP whose device was
+ * deleted (nothing of it moves). */
+static struct eng_dev *pass_share(struct eng_dp_sched *s,
+				  struct eng_dp_qp *dq)
 {
-	struct eng_dp_ctx *x = dq->qp->o.conn->dp;
+	struct eng_dev *x = dq->qp->o.conn->dev;
 
-	if (x && x->pass_seq != s->pass_seq) {
-		x->pass_seq = s->pass_seq;
-		x->pass_bytes = 0;
-		x->pass_wqes = 0;
+	if (x && x->dp_pass_seq != s->pass_seq) {
+		x->dp_pass_seq = s->pass_seq;
+		x->dp_pass_bytes = 0;
+		x->dp_pass_wqes = 0;
 	}
 	return x;
 }
@@ -87,21 +82,15 @@ static bool qp_turn(struct eng *e, struct eng_dp_sched *s,
 		    struct eng_dp_qp *dq, struct eng_dp_budget *pass,
 		    bool *starved)
 {
-	struct eng_dp_ctx *x = pass_share(s, dq);
-	struct eng_dp_budget b = { PV_QP_TURN_BYTES, PV_QP_TURN_WQES };
+	struct eng_dev *x = pass_share(s, dq);
+	struct eng_dp_budget b = eng_dp_turn_budget(pass,
+						    x ? x->dp_pass_bytes : 0,
+						    x ? x->dp_pass_wqes : 0);
 	bool did;
 
-	b.bytes = min_u64(b.bytes, pass->bytes);
-	b.wqes = (uint32_t)min_u64(b.wqes, pass->wqes);
-	if (x) {
-		b.bytes = min_u64(b.bytes, PV_CLIENT_PASS_BYTES -
-				  min_u64(x->pass_bytes, PV_CLIENT_PASS_BYTES));
-		b.wqes = (uint32_t)min_u64(b.wqes, PV_CLIENT_PASS_WQES -
-			 min_u64(x->pass_wqes, PV_CLIENT_PASS_WQES));
-	}
 	if (!b.bytes || !b.wqes) {
-		/* This client had its share: its QPs wait for the next
-		 * pass, which comes at once (work is pending). */
+		/* This pod had its share: its QPs wait for the next pass,
+		 * which comes at once (work is pending). */
 		*starved = true;
 		return false;
 	}
@@ -113,8 +102,8 @@ static bool qp_turn(struct eng *e, struct eng_dp_sched *s,
 		pass->bytes -= min_u64(pass->bytes, b0 - b.bytes);
 		pass->wqes -= (uint32_t)min_u64(pass->wqes, w0 - b.wqes);
 		if (x) {
-			x->pass_bytes += b0 - b.bytes;
-			x->pass_wqes += w0 - b.wqes;
+			x->dp_pass_bytes += b0 - b.bytes;
+			x->dp_pass_wqes += w0 - b.wqes;
 		}
 	}
 	return did;
@@ -123,7 +112,7 @@ static bool qp_turn(struct eng *e, struct eng_dp_sched *s,
 bool eng_dp_run(struct eng *e)
 {
 	struct eng_dp_sched *s = e->dp;
-	struct eng_dp_budget pass = { PV_PASS_BYTES, PV_PASS_WQES };
+	struct eng_dp_budget pass = eng_dp_pass_budget();
 	bool did = false, starved = false;
 	size_t n = 0;
 

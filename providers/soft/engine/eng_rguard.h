@@ -7,9 +7,10 @@
  * each such error its QPs cause costs a token; with the bucket empty its
  * RDMA READ/WRITE/atomics and UD datagrams are refused (counted as
  * dp_remote_refused, logged at most once a second) until tokens come
- * back, so a guesser gets ENG_RGUARD_BURST tries and then
- * ENG_RGUARD_RATE a second, against 2^32 rkeys or 2^31 Q_Keys.  As a target the device
- * counts the errors it saw.  Pure state here; eng_dp_rguard.c acts.
+ * back, so a guesser gets rguard_burst tries and then rguard_rate a
+ * second (engine limits, eng_limits.h; 64 and 16 by default), against
+ * 2^32 rkeys or 2^31 Q_Keys.  As a target the device counts the errors
+ * it saw.  Pure state here (reading eng_lim); eng_dp_rguard.c acts.
  */
 #ifndef ENG_RGUARD_H
 #define ENG_RGUARD_H
@@ -17,8 +18,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define ENG_RGUARD_BURST	64u	/* errors before refusing */
-#define ENG_RGUARD_RATE		16u	/* tokens back per second */
 #define ENG_RGUARD_WARN_NS	1000000000ull	/* one warning a second */
 
 struct eng_rguard {

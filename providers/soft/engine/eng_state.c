@@ -176,6 +176,9 @@ static void dev_entry(const struct eng_dev *d, struct eng_state_dev *o)
 		memcpy(o->gid[i].gid, d->gid[i].gid, 16);
 		o->gid[i].gid_type = d->gid[i].gid_type;
 	}
+	o->claim_count = d->claim_count < PV_GID_CLAIM_MAX ? d->claim_count
+							   : PV_GID_CLAIM_MAX;
+	memcpy(o->claim, d->claim, (size_t)o->claim_count * 16);
 }
 
 int eng_state_save(struct eng *e)
@@ -308,7 +311,9 @@ static enum restored restore_one(struct eng *e, const char *path,
 				 const struct eng_state_dev *d)
 {
 	struct pv_ipc_adm_dev_add req;
-	struct eng_dev_keep keep = { .id = d->id, .guid = d->guid, .ns = d->ns };
+	struct pv_ipc_adm_dev_claims claims = { .count = d->claim_count };
+	struct eng_dev_keep keep = { .id = d->id, .guid = d->guid, .ns = d->ns,
+				     .claims = &claims };
 	const char *label = d->netns_path[0] ? d->netns_path :
 			    "the engine's namespace";
 	const char *why = ns_check(d);
@@ -326,6 +331,7 @@ static enum restored restore_one(struct eng *e, const char *path,
 	memcpy(req.name, d->name, sizeof(req.name));
 	req.pkey = d->pkey;
 	req.flags = d->flags;
+	memcpy(claims.gid, d->claim, (size_t)claims.count * 16);
 	ret = eng_dev_add_kept(e, &req, &keep, &dev);
 	if (ret == 0) {
 		eng_info("state %s: device %s (%u) restored on %s in %s",
@@ -365,7 +371,9 @@ static void restore_doc(struct eng *e, const struct eng_state_doc *doc,
 	 * those that were left without one get another look. */
 	for (uint32_t i = 0; i < doc->count; i++)
 		held[i] = (struct eng_gid_holder){ .dev_id = doc->dev[i].id,
-			.count = doc->dev[i].gid_count, .gid = doc->dev[i].gid };
+			.count = doc->dev[i].gid_count, .gid = doc->dev[i].gid,
+			.nclaims = doc->dev[i].claim_count,
+			.claims = (const uint8_t (*)[16])doc->dev[i].claim };
 	e->gid_reserved = held;
 	e->ngid_reserved = doc->count;
 	for (uint32_t i = 0; i < doc->count; i++)

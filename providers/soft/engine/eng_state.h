@@ -28,7 +28,12 @@
  *     {"id": 1, "name": "rdma0", "ifname": "eth0",
  *      "netns": "/var/run/netns/x", "netnsDev": 4, "netnsIno": 4026532741,
  *      "pkey": 65535, "flags": 0, "guid": "0x...",
- *      "gids": ["00000000000000000000ffff0a4e0001", ...]}, ...]}
+ *      "gids": ["00000000000000000000ffff0a4e0001", ...],
+ *      "claims": ["00000000000000000000ffff0a4e0001"]}, ...]}
+ * "claims" (optional, at most PV_GID_CLAIM_MAX) are the GIDs of the
+ * addresses the CNI assigned to the attachment (ADM_DEV_ADD's claims,
+ * eng_gid_own.h): without them a restored device would lose its claim to
+ * a squatter holding its address once it let it go for a moment.
  * Unknown keys are ignored (a newer engine may add some).
  */
 #ifndef ENG_STATE_H
@@ -69,6 +74,9 @@ struct eng_state_dev {
 	 * neighbour's address) cannot take it (eng_gid_own.h). */
 	uint32_t gid_count;
 	struct pv_ipc_gid_entry gid[PV_GID_TABLE_MAX];
+	/* The GIDs its attachment claims (eng_dev.claim[]). */
+	uint32_t claim_count;
+	uint8_t claim[PV_GID_CLAIM_MAX][16];
 };
 
 struct eng_state_doc {

@@ -142,6 +142,23 @@ static int hex_nibble(char c)
 	return -1;
 }
 
+/* A string of exactly 32 hex digits into out. */
+static bool get_gid_hex(const cJSON *g, uint8_t out[16])
+{
+	if (!cJSON_IsString(g) || !g->valuestring ||
+	    strlen(g->valuestring) != 32)
+		return false;
+	for (int i = 0; i < 16; i++) {
+		int hi = hex_nibble(g->valuestring[2 * i]);
+		int lo = hex_nibble(g->valuestring[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return false;
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return true;
+}
+
 /* Optional "gids": up to PV_GID_TABLE_MAX strings of 32 hex digits. */
 static bool get_gids(const cJSON *o, struct eng_state_dev *d)
 {
@@ -154,19 +171,38 @@ static bool get_gids(const cJSON *o, struct eng_state_dev *d)
 	cJSON_ArrayForEach(g, arr) {
 		struct pv_ipc_gid_entry *e;
 
-		if (d->gid_count >= PV_GID_TABLE_MAX || !cJSON_IsString(g) ||
-		    !g->valuestring || strlen(g->valuestring) != 32)
+		if (d->gid_count >= PV_GID_TABLE_MAX)
 			return false;
 		e = &d->gid[d->gid_count++];
-		for (int i = 0; i < 16; i++) {
-			int hi = hex_nibble(g->valuestring[2 * i]);
-			int lo = hex_nibble(g->valuestring[2 * i + 1]);
-
-			if (hi < 0 || lo < 0)
-				return false;
-			e->gid[i] = (uint8_t)(hi << 4 | lo);
-		}
+		if (!get_gid_hex(g, e->gid))
+			return false;
 		e->gid_type = PV_GID_TYPE_ROCE_V2;
+	}
+	return true;
+}
+
+/* Optional "claims": up to PV_GID_CLAIM_MAX distinct non-zero GIDs in
+ * hex.  A claim takes a GID from another device, so a bad one refuses the
+ * entry rather than being skipped. */
+static bool get_claims(const cJSON *o, struct eng_state_dev *d)
+{
+	static const uint8_t zero[16];
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, "claims"), *g;
+
+	if (!arr)
+		return true;
+	if (!cJSON_IsArray(arr))
+		return false;
+	cJSON_ArrayForEach(g, arr) {
+		uint8_t gid[16];
+
+		if (d->claim_count >= PV_GID_CLAIM_MAX || !get_gid_hex(g, gid) ||
+		    !memcmp(gid, zero, 16))
+			return false;
+		for (uint32_t i = 0; i < d->claim_count; i++)
+			if (!memcmp(d->claim[i], gid, 16))
+				return false;
+		memcpy(d->claim[d->claim_count++], gid, 16);
 	}
 	return true;
 }
@@ -205,6 +241,8 @@ static const char *entry_parse(const cJSON *o, struct eng_state_dev *d)
 		return "\"guid\" missing or not \"0x\" and 1..16 hex digits";
 	if (!get_gids(o, d))
 		return "\"gids\" not a list of at most 16 GIDs in hex";
+	if (!get_claims(o, d))
+		return "\"claims\" not a list of at most 8 distinct, non-zero GIDs in hex";
 	return NULL;
 }
 
@@ -302,20 +340,41 @@ out:
 	return ret;
 }
 
+static bool add_gid_hex(cJSON *arr, const uint8_t gid[16])
+{
+	char hex[33];
+
+	for (int b = 0; b < 16; b++)
+		snprintf(hex + 2 * b, 3, "%02x", gid[b]);
+	return cJSON_AddItemToArray(arr, cJSON_CreateString(hex));
+}
+
 static bool add_gids(cJSON *o, const struct eng_state_dev *d)
 {
 	cJSON *arr = cJSON_AddArrayToObject(o, "gids");
 
 	if (!arr)
 		return false;
-	for (uint32_t i = 0; i < d->gid_count && i < PV_GID_TABLE_MAX; i++) {
-		char hex[33];
-
-		for (int b = 0; b < 16; b++)
-			snprintf(hex + 2 * b, 3, "%02x", d->gid[i].gid[b]);
-		if (!cJSON_AddItemToArray(arr, cJSON_CreateString(hex)))
+	for (uint32_t i = 0; i < d->gid_count && i < PV_GID_TABLE_MAX; i++)
+		if (!add_gid_hex(arr, d->gid[i].gid))
 			return false;
-	}
+	return true;
+}
+
+/* Written only when there are some: files without claims stay as they
+ * were. */
+static bool add_claims(cJSON *o, const struct eng_state_dev *d)
+{
+	cJSON *arr;
+
+	if (!d->claim_count)
+		return true;
+	arr = cJSON_AddArrayToObject(o, "claims");
+	if (!arr)
+		return false;
+	for (uint32_t i = 0; i < d->claim_count && i < PV_GID_CLAIM_MAX; i++)
+		if (!add_gid_hex(arr, d->claim[i]))
+			return false;
 	return true;
 }
 
@@ -327,7 +386,8 @@ static bool add_entry(cJSON *arr, const struct eng_state_dev *d)
 	if (!o || !cJSON_AddItemToArray(arr, o))
 		return false;
 	snprintf(guid, sizeof(guid), "0x%016" PRIx64, d->guid);
-	return add_gids(o, d) && cJSON_AddNumberToObject(o, "id", d->id) &&
+	return add_gids(o, d) && add_claims(o, d) &&
+	       cJSON_AddNumberToObject(o, "id", d->id) &&
 	       cJSON_AddStringToObject(o, "name", d->name) &&
 	       cJSON_AddStringToObject(o, "ifname", d->ifname) &&
 	       cJSON_AddStringToObject(o, "netns", d->netns_path) &&

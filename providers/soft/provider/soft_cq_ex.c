@@ -9,10 +9,22 @@
  * start_poll that finds nothing (ENOENT) drops it itself, since the
  * caller must not call end_poll then.  IBV_CREATE_CQ_ATTR_SINGLE_THREADED
  * skips the lock.
+ *
+ * Engine death: an application may poll only this way, so an empty
+ * start_poll does what an empty ibv_poll_cq does (soft_poll.c): every
+ * 2^SOFT_CQ_EX_LIVENESS_SHIFT of them check the engine is still there,
+ * and once it is not, the outstanding WRs complete as flushed
+ * (soft_death.c) and this start_poll looks again.  Only empty polls pay,
+ * one relaxed atomic add; the lock is dropped first (the flush takes the
+ * CQ's lock after the queues').
  */
 #include <errno.h>
 
 #include "providers/soft/provider/soft_provider.h"
+
+/* Empty start_polls between two checks of the engine connection (2^n),
+ * as for ibv_poll_cq. */
+#define SOFT_CQ_EX_LIVENESS_SHIFT 12
 
 #define SOFT_WC_EX_SUPPORTED (IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | \
 			      IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP | \
@@ -45,18 +57,40 @@ static bool take_one(struct ibv_cq_ex *x, struct soft_cq_dp *d)
 	return true;
 }
 
+/* Locks d and takes a CQE (returning with the lock held), or unlocks. */
+static bool lock_and_take(struct ibv_cq_ex *x, struct soft_cq_dp *d)
+{
+	if (!d->single_threaded)
+		pthread_spin_lock(&d->lock);
+	if (take_one(x, d))
+		return true;
+	if (!d->single_threaded)
+		pthread_spin_unlock(&d->lock);
+	return false;
+}
+
+/* Nothing to poll: true if the engine is dead and its flush (done now
+ * or before) may have put CQEs in the ring. */
+static bool empty_poll_dead(struct ibv_cq_ex *x)
+{
+	struct soft_ctx *sc = soft_ctx_of(pv_ctx(x->context));
+
+	if (soft_ctx_maybe_check_alive(sc, SOFT_CQ_EX_LIVENESS_SHIFT))
+		return false;
+	soft_death_flush(sc);
+	return true;
+}
+
 static int cq_start_poll(struct ibv_cq_ex *x, struct ibv_poll_cq_attr *attr)
 {
 	struct soft_cq_dp *d = dp_of(x);
 
 	if (attr && attr->comp_mask)
 		return EINVAL;
-	if (!d->single_threaded)
-		pthread_spin_lock(&d->lock);
-	if (take_one(x, d))
+	if (lock_and_take(x, d))
 		return 0;
-	if (!d->single_threaded)
-		pthread_spin_unlock(&d->lock);
+	if (empty_poll_dead(x) && lock_and_take(x, d))
+		return 0;
 	return ENOENT;
 }
 

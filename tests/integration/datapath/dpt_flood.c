@@ -13,11 +13,17 @@
  *       a 64 MiB buffer repeated in SGEs, so only B holds MB MiB).
  *   small SECS [NQP]               A keeps 256 64-byte RDMA WRITEs in
  *       flight on each of NQP (default 8) QPs for SECS seconds.
+ *
+ * With DPT_FLOOD_GO=PATH, write waits after set-up ("hostile: ready")
+ * until PATH exists, so several pairs start at once, and also prints
+ * "window: N MiB in SECS s": what completed before its SECS ran out
+ * (tests/integration/datapath_pod_fair.sh compares pods' shares).
  */
 #include "dpt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -177,12 +183,27 @@ static void flood_write(struct dpt_side *s, struct pair *p, uint64_t bytes,
 	dpt_post_send(p->qp, &wr);
 }
 
+/* DPT_FLOOD_GO: wait (up to 120 s) for the file that starts all pairs. */
+static void wait_go(void)
+{
+	const char *go = getenv("DPT_FLOOD_GO");
+	struct stat sb;
+
+	if (!go)
+		return;
+	printf("hostile: ready\n");
+	fflush(stdout);
+	for (int i = 0; i < 120000 && stat(go, &sb) != 0; i++)
+		usleep(1000);
+	CHECK(stat(go, &sb) == 0, "%s never appeared", go);
+}
+
 static int write_flood(struct dpt_side *s)
 {
 	uint64_t mb = strtoull(arg(s, 1, "1024"), NULL, 10);
 	double secs = atof(arg(s, 2, "5"));
 	int window = atoi(arg(s, 3, "16")), nqp = atoi(arg(s, 4, "1"));
-	uint64_t bytes = mb << 20, posted = 0, done = 0, end;
+	uint64_t bytes = mb << 20, posted = 0, done = 0, in_time = 0, end;
 	static struct pair p[MAX_QPS];
 	struct ibv_wc wc;
 
@@ -213,11 +234,13 @@ static int write_flood(struct dpt_side *s)
 		dpt_sync(s);
 		return 0;
 	}
+	wait_go();
 	end = now_ns() + (uint64_t)(secs * 1e9);
 	for (int i = 0; i < nqp; i++)
 		for (int k = 0; k < window; k++, posted++)
 			flood_write(s, &p[i], bytes, posted);
 	printf("hostile: flooding\n");
+	fflush(stdout);
 	while (done < posted) {
 		for (int i = 0; i < nqp; i++) {
 			int got = ibv_poll_cq(p[i].cq, 1, &wc);
@@ -231,6 +254,7 @@ static int write_flood(struct dpt_side *s)
 			CHECK(wc.status == IBV_WC_SUCCESS, "write: %s",
 			      ibv_wc_status_str(wc.status));
 			done++;
+			in_time += now_ns() < end;
 			if (getenv("DPT_FLOOD_TRACE"))
 				printf("hostile: qp %d done at %.3f s\n", i,
 				       now_ns() / 1e9);
@@ -240,6 +264,9 @@ static int write_flood(struct dpt_side *s)
 	}
 	printf("hostile: %llu writes of %llu MiB\n",
 	       (unsigned long long)done, (unsigned long long)mb);
+	if (getenv("DPT_FLOOD_GO"))
+		printf("window: %llu MiB in %g s\n",
+		       (unsigned long long)(in_time * mb), secs);
 	dpt_sync(s);
 	return 0;
 }

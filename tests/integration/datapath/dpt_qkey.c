@@ -6,7 +6,7 @@
  * to INIT and on a ready one.  Then A guesses B's Q_Key with GUESSES
  * datagrams of random (uncontrolled) Q_Keys: B receives none.  Past its
  * budget the engine refuses A's datagrams for a while; once tokens came
- * back (ENG_RGUARD_RATE a second), a datagram with the right Q_Key
+ * back (the rguard_rate limit, 16 a second), a datagram with the right Q_Key
  * arrives.  (The script checks the engine counted the violations and
  * the refusals and warned.)
  */

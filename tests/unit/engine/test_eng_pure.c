@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "providers/soft/engine/eng_csprng.h"
+#include "providers/soft/engine/eng_dp_budget.h"
 #include "providers/soft/engine/eng_handles.h"
 #include "providers/soft/engine/eng_idtab.h"
 #include "providers/soft/engine/eng_keytab.h"
@@ -260,32 +261,111 @@ static void test_eng_idtab__sparse_small_range_fills(void **state)
 	eng_idtab_fini(&t);
 }
 
-/* The remote-error budget: ENG_RGUARD_BURST errors, then refusals
- * until tokens come back at ENG_RGUARD_RATE a second. */
-static void test_eng_rguard__burst_then_rate(void **state)
+/* The remote-error budget: rguard_burst errors, then refusals until
+ * tokens come back at rguard_rate a second. */
+static void check_rguard(uint32_t burst, uint32_t rate)
 {
 	struct eng_rguard g = { 0 };
 	uint64_t t = 5000000000ull;
 	int emptied = 0;
 
-	(void)state;
 	assert_true(eng_rguard_admit(&g, t));
-	for (uint32_t i = 0; i < ENG_RGUARD_BURST; i++)
+	for (uint32_t i = 0; i < burst; i++)
 		emptied += eng_rguard_charge(&g, t);
 	assert_int_equal(emptied, 1);
 	assert_true(g.limited);
-	assert_false(eng_rguard_admit(&g, t + 1000));
+	assert_false(eng_rguard_admit(&g, t + 1000000000ull / rate / 4));
 	assert_int_equal(g.refused, 1);
 	/* One token per 1/RATE s. */
-	assert_false(eng_rguard_admit(&g, t + 1000000000ull /
-				      ENG_RGUARD_RATE / 2));
-	assert_true(eng_rguard_admit(&g, t + 1000000000ull / ENG_RGUARD_RATE));
+	assert_false(eng_rguard_admit(&g, t + 1000000000ull / rate / 2));
+	assert_true(eng_rguard_admit(&g, t + 1000000000ull / rate));
 	assert_false(g.limited);
-	assert_true(eng_rguard_charge(&g, t + 1000000000ull /
-				      ENG_RGUARD_RATE));
+	assert_true(eng_rguard_charge(&g, t + 1000000000ull / rate));
 	/* A long quiet spell refills only up to the burst. */
 	eng_rguard_refill(&g, t + 3600000000000ull);
-	assert_int_equal(g.tokens, ENG_RGUARD_BURST);
+	assert_int_equal(g.tokens, burst);
+	/* Nor does a year at the highest rate overflow the arithmetic. */
+	g.tokens = 0;
+	eng_rguard_refill(&g, t + 3600000000000ull * 24 * 365);
+	assert_int_equal(g.tokens, burst);
+}
+
+static void test_eng_rguard__burst_then_rate(void **state)
+{
+	(void)state;
+	assert_int_equal(eng_lim.rguard_burst, 64);
+	assert_int_equal(eng_lim.rguard_rate, 16);
+	check_rguard(64, 16);
+}
+
+/* --limit rguard_burst=... and rguard_rate=... reach the bucket. */
+static void test_eng_rguard__limits_reach_the_bucket(void **state)
+{
+	(void)state;
+	assert_int_equal(eng_limits_set("rguard_burst=3"), 0);
+	assert_int_equal(eng_limits_set("rguard_rate=1000"), 0);
+	check_rguard(3, 1000);
+	assert_int_equal(eng_limits_set("rguard_burst=65536"), 0);
+	assert_int_equal(eng_limits_set("rguard_rate=1000000"), 0);
+	check_rguard(65536, 1000000);
+	assert_int_equal(eng_limits_set("rguard_burst=0"), -ERANGE);
+	assert_int_equal(eng_limits_set("rguard_burst=65537"), -ERANGE);
+	assert_int_equal(eng_limits_set("rguard_rate=0"), -ERANGE);
+	assert_int_equal(eng_limits_set("rguard_burst=64"), 0);
+	assert_int_equal(eng_limits_set("rguard_rate=16"), 0);
+}
+
+/* The data path's budgets come from the dp_* limits: defaults as before
+ * (a QP turn 2 chunks / 16 WQEs, a pod 4 chunks / 64 WQEs, a pass 16
+ * chunks / 256 WQEs), and a changed limit changes the budget. */
+static void test_eng_dp_budget__limits_reach_the_scheduler(void **state)
+{
+	struct eng_dp_budget pass = eng_dp_pass_budget(), b;
+
+	(void)state;
+	assert_true(pass.bytes == 16ull * ENG_DP_CHUNK);
+	assert_int_equal(pass.wqes, 256);
+	b = eng_dp_turn_budget(&pass, 0, 0);
+	assert_true(b.bytes == 2ull * ENG_DP_CHUNK);
+	assert_int_equal(b.wqes, 16);
+	/* The pod's share used up (or over, by a last chunk): nothing. */
+	b = eng_dp_turn_budget(&pass, 4ull * ENG_DP_CHUNK, 0);
+	assert_true(b.bytes == 0);
+	b = eng_dp_turn_budget(&pass, 5ull * ENG_DP_CHUNK, 70);
+	assert_true(b.bytes == 0 && b.wqes == 0);
+	b = eng_dp_turn_budget(&pass, 3ull * ENG_DP_CHUNK, 60);
+	assert_true(b.bytes == ENG_DP_CHUNK);
+	assert_int_equal(b.wqes, 4);
+	/* The pass's remainder bounds the turn. */
+	pass.bytes = 1000;
+	pass.wqes = 2;
+	b = eng_dp_turn_budget(&pass, 0, 0);
+	assert_true(b.bytes == 1000);
+	assert_int_equal(b.wqes, 2);
+
+	assert_int_equal(eng_limits_set("dp_pass_kb=4096"), 0);
+	assert_int_equal(eng_limits_set("dp_pass_wqes=1000"), 0);
+	assert_int_equal(eng_limits_set("dp_pod_pass_kb=2048"), 0);
+	assert_int_equal(eng_limits_set("dp_pod_pass_wqes=300"), 0);
+	assert_int_equal(eng_limits_set("dp_qp_turn_kb=512"), 0);
+	assert_int_equal(eng_limits_set("dp_qp_turn_wqes=100"), 0);
+	pass = eng_dp_pass_budget();
+	assert_true(pass.bytes == 4096ull * 1024);
+	assert_int_equal(pass.wqes, 1000);
+	b = eng_dp_turn_budget(&pass, 0, 0);
+	assert_true(b.bytes == 512ull * 1024);
+	assert_int_equal(b.wqes, 100);
+	b = eng_dp_turn_budget(&pass, 1800ull * 1024, 250);
+	assert_true(b.bytes == 248ull * 1024);
+	assert_int_equal(b.wqes, 50);
+	assert_int_equal(eng_limits_set("dp_qp_turn_wqes=0"), -ERANGE);
+	assert_int_equal(eng_limits_set("dp_pass_kb=0"), -ERANGE);
+	assert_int_equal(eng_limits_set("dp_pass_kb=1024"), 0);
+	assert_int_equal(eng_limits_set("dp_pass_wqes=256"), 0);
+	assert_int_equal(eng_limits_set("dp_pod_pass_kb=256"), 0);
+	assert_int_equal(eng_limits_set("dp_pod_pass_wqes=64"), 0);
+	assert_int_equal(eng_limits_set("dp_qp_turn_kb=128"), 0);
+	assert_int_equal(eng_limits_set("dp_qp_turn_wqes=16"), 0);
 }
 
 static void test_eng_limits__set_and_reject(void **state)
@@ -322,6 +402,8 @@ int main(void)
 		cmocka_unit_test(test_eng_idtab__sparse_random_no_early_reuse),
 		cmocka_unit_test(test_eng_idtab__sparse_small_range_fills),
 		cmocka_unit_test(test_eng_rguard__burst_then_rate),
+		cmocka_unit_test(test_eng_rguard__limits_reach_the_bucket),
+		cmocka_unit_test(test_eng_dp_budget__limits_reach_the_scheduler),
 		cmocka_unit_test(test_eng_limits__set_and_reject),
 	};
 

@@ -228,6 +228,13 @@ static void test_eng_state__format_round_trips(void **state)
 		.id = 1, .name = "pv\"0\\", .ifname = "lo", .netns_path = "",
 		.ns = { 4, 4026531833u }, .pkey = 0xffff, .flags = 7,
 		.guid = 0xffffffffffffffffull };
+	/* Its attachment's claims come back too (eng_dev.claim[]). */
+	in.dev[0].claim_count = 2;
+	in.dev[0].claim[0][10] = in.dev[0].claim[0][11] = 0xff;
+	in.dev[0].claim[0][12] = 10;
+	in.dev[0].claim[0][15] = 1;
+	in.dev[0].claim[1][0] = 0xfd;
+	in.dev[0].claim[1][15] = 2;
 	text = eng_state_format(&in);
 	assert_non_null(text);
 	assert_int_equal(eng_state_parse(text, strlen(text), &out, on_reject,
@@ -238,6 +245,41 @@ static void test_eng_state__format_round_trips(void **state)
 	assert_int_equal(out.next_id, 9);
 	assert_memory_equal(&out.dev[0], &in.dev[0], sizeof(in.dev[0]));
 	assert_memory_equal(&out.dev[1], &in.dev[1], sizeof(in.dev[1]));
+}
+
+#define CLAIMS_ENTRY(claims)						\
+	"{\"version\":1,\"devices\":[{\"id\":1,\"name\":\"a\",\"ifname\":"	\
+	"\"eth0\",\"netns\":\"\",\"netnsDev\":4,\"netnsIno\":5,\"pkey\":"	\
+	"65535,\"flags\":0,\"guid\":\"0x1\",\"claims\":" claims "}]}"
+#define G1 "\"00000000000000000000ffff0a500002\""
+
+/* A claim takes a GID from another device: each malformed list refuses
+ * its entry; a good one is read back. */
+static void test_eng_state__claims_checked(void **state)
+{
+	static const char *const bad[] = {
+		CLAIMS_ENTRY("\"x\""),
+		CLAIMS_ENTRY("[\"00\"]"),
+		CLAIMS_ENTRY("[1]"),
+		CLAIMS_ENTRY("[\"0000000000000000000000000000000g\"]"),
+		CLAIMS_ENTRY("[\"00000000000000000000000000000000\"]"),
+		CLAIMS_ENTRY("[" G1 "," G1 "]"),
+		CLAIMS_ENTRY("[\"01\",\"02\",\"03\",\"04\",\"05\",\"06\",\"07\",\"08\",\"09\"]"),
+		CLAIMS_ENTRY("[\"00000000000000000000ffff0a500001\",\"00000000000000000000ffff0a500002\",\"00000000000000000000ffff0a500003\",\"00000000000000000000ffff0a500004\",\"00000000000000000000ffff0a500005\",\"00000000000000000000ffff0a500006\",\"00000000000000000000ffff0a500007\",\"00000000000000000000ffff0a500008\",\"00000000000000000000ffff0a500009\"]"),
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(parse(bad[i]), 0);
+		assert_int_equal(doc.count, 0);
+		assert_int_equal(doc.rejected, 1);
+		assert_non_null(strstr(last_why, "claims"));
+	}
+	assert_int_equal(parse(CLAIMS_ENTRY("[" G1 "]")), 0);
+	assert_int_equal(doc.count, 1);
+	assert_int_equal(doc.dev[0].claim_count, 1);
+	assert_int_equal(doc.dev[0].claim[0][15], 2);
+	assert_int_equal(doc.dev[0].claim[0][10], 0xff);
 }
 
 static void test_eng_idtab__alloc_at_exact_index(void **state)
@@ -296,6 +338,31 @@ static void test_eng_state__register_keeps_id_and_guid(void **state)
 					       0, &l, NULL, &d2), 0);
 	assert_int_equal(d2->id, 43);
 	assert_true(d2->guid != keep.guid);
+	assert_int_equal(d->claim_count, 0);
+	eng_fini(&e);
+}
+
+/* A restored device gets the claims the state file kept. */
+static void test_eng_state__register_keeps_claims(void **state)
+{
+	static struct eng e;
+	static const struct netns_id ns = { 4, 4026530002u };
+	struct pv_ipc_adm_dev_claims cl = { .count = 2 };
+	struct eng_dev_keep keep = { .id = 7, .guid = 0x55, .ns = ns,
+				     .claims = &cl };
+	struct netns_link l;
+	struct eng_dev *d;
+
+	(void)state;
+	eng_log_level = ENG_LOG_ERR;
+	cl.gid[0][15] = 1;
+	cl.gid[1][15] = 2;
+	assert_int_equal(eng_init(&e), 0);
+	fake_link(&l);
+	assert_int_equal(eng_dev_register_kept(&e, -1, &ns, "/n", "rdma0",
+					       0, &l, &keep, &d), 0);
+	assert_int_equal(d->claim_count, 2);
+	assert_memory_equal(d->claim, cl.gid, 2 * 16);
 	eng_fini(&e);
 }
 
@@ -311,6 +378,8 @@ int main(void)
 		cmocka_unit_test(test_eng_state__format_round_trips),
 		cmocka_unit_test(test_eng_idtab__alloc_at_exact_index),
 		cmocka_unit_test(test_eng_state__register_keeps_id_and_guid),
+		cmocka_unit_test(test_eng_state__claims_checked),
+		cmocka_unit_test(test_eng_state__register_keeps_claims),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libFuzzer target: the engine's device state file parser
+ * (eng_state_parse, eng_state_json.c), fed the input as the file's text
+ * from an exact-length copy (no NUL after it, as read_file hands it
+ * over), so a read past the end is caught by ASan.  Whatever it accepts
+ * must survive the engine's own write: parse -> format -> parse gives
+ * the same devices, rejects none of them, and formats to the same text
+ * again (a state file the engine writes is one it can read back).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "providers/soft/engine/eng_state.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static struct eng_state_doc first, second;
+
+/* A broken invariant: abort, which libFuzzer reports with the input. */
+static void broken(void)
+{
+	abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *exact = malloc(size ? size : 1);
+	char *text, *again;
+
+	if (!exact)
+		abort();
+	memcpy(exact, data, size);
+	if (eng_state_parse(exact, size, &first, NULL, NULL) < 0) {
+		free(exact);
+		return 0;
+	}
+	free(exact);
+	if (first.count > ENG_STATE_DEVS_MAX)
+		broken();
+	text = eng_state_format(&first);
+	if (!text)
+		abort();
+	if (eng_state_parse(text, strlen(text), &second, NULL, NULL) < 0 ||
+	    second.rejected != 0 || second.count != first.count ||
+	    second.next_id != first.next_id)
+		broken();
+	for (uint32_t i = 0; i < first.count; i++)
+		if (memcmp(&first.dev[i], &second.dev[i],
+			   sizeof(first.dev[i])) != 0)
+			broken();
+	again = eng_state_format(&second);
+	if (!again || strcmp(text, again) != 0)
+		broken();
+	free(again);
+	free(text);
+	return 0;
+}
