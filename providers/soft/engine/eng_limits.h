@@ -75,20 +75,20 @@
 	  "before its remote operations are refused")			\
 	X(rguard_rate, 16, 1, 1000000,					\
 	  "of those errors allowed a second once past rguard_burst")	\
-	X(dp_qp_turn_kb, 128, 1, 1048576,				\
+	X(dp_qp_turn_kb, 1024, 1, 1048576,				\
 	  "data path: KiB one QP moves in its turn (a 64 KiB chunk "	\
 	  "moves whole)")						\
-	X(dp_qp_turn_wqes, 16, 1, 65536,				\
+	X(dp_qp_turn_wqes, 64, 1, 65536,				\
 	  "data path: WQEs one QP completes in its turn")		\
-	X(dp_pod_pass_kb, 256, 1, 4194304,				\
+	X(dp_pod_pass_kb, 2048, 1, 4194304,				\
 	  "data path: KiB one pod (device) moves in a pass, over all "	\
 	  "its connections' QPs")					\
-	X(dp_pod_pass_wqes, 64, 1, 1048576,				\
+	X(dp_pod_pass_wqes, 128, 1, 1048576,				\
 	  "data path: WQEs one pod (device) completes in a pass")	\
-	X(dp_pass_kb, 1024, 1, 16777216,				\
+	X(dp_pass_kb, 8192, 1, 16777216,				\
 	  "data path: KiB a pass moves before the loop serves "	\
 	  "requests again")						\
-	X(dp_pass_wqes, 256, 1, 1048576,				\
+	X(dp_pass_wqes, 1024, 1, 1048576,				\
 	  "data path: WQEs a pass completes before the loop serves "	\
 	  "requests again")
 

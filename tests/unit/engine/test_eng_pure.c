@@ -315,14 +315,21 @@ static void test_eng_rguard__limits_reach_the_bucket(void **state)
 	assert_int_equal(eng_limits_set("rguard_rate=16"), 0);
 }
 
-/* The data path's budgets come from the dp_* limits: defaults as before
- * (a QP turn 2 chunks / 16 WQEs, a pod 4 chunks / 64 WQEs, a pass 16
- * chunks / 256 WQEs), and a changed limit changes the budget. */
+/* The data path's budgets come from the dp_* limits (here a QP turn 2
+ * chunks / 16 WQEs, a pod 4 chunks / 64 WQEs, a pass 16 chunks / 256
+ * WQEs), and a changed limit changes the budget. */
 static void test_eng_dp_budget__limits_reach_the_scheduler(void **state)
 {
-	struct eng_dp_budget pass = eng_dp_pass_budget(), b;
+	struct eng_dp_budget pass, b;
 
 	(void)state;
+	assert_int_equal(eng_limits_set("dp_pass_kb=1024"), 0);
+	assert_int_equal(eng_limits_set("dp_pass_wqes=256"), 0);
+	assert_int_equal(eng_limits_set("dp_pod_pass_kb=256"), 0);
+	assert_int_equal(eng_limits_set("dp_pod_pass_wqes=64"), 0);
+	assert_int_equal(eng_limits_set("dp_qp_turn_kb=128"), 0);
+	assert_int_equal(eng_limits_set("dp_qp_turn_wqes=16"), 0);
+	pass = eng_dp_pass_budget();
 	assert_true(pass.bytes == 16ull * ENG_DP_CHUNK);
 	assert_int_equal(pass.wqes, 256);
 	b = eng_dp_turn_budget(&pass, 0, 0);
@@ -360,12 +367,12 @@ static void test_eng_dp_budget__limits_reach_the_scheduler(void **state)
 	assert_int_equal(b.wqes, 50);
 	assert_int_equal(eng_limits_set("dp_qp_turn_wqes=0"), -ERANGE);
 	assert_int_equal(eng_limits_set("dp_pass_kb=0"), -ERANGE);
-	assert_int_equal(eng_limits_set("dp_pass_kb=1024"), 0);
-	assert_int_equal(eng_limits_set("dp_pass_wqes=256"), 0);
-	assert_int_equal(eng_limits_set("dp_pod_pass_kb=256"), 0);
-	assert_int_equal(eng_limits_set("dp_pod_pass_wqes=64"), 0);
-	assert_int_equal(eng_limits_set("dp_qp_turn_kb=128"), 0);
-	assert_int_equal(eng_limits_set("dp_qp_turn_wqes=16"), 0);
+	assert_int_equal(eng_limits_set("dp_pass_kb=8192"), 0);
+	assert_int_equal(eng_limits_set("dp_pass_wqes=1024"), 0);
+	assert_int_equal(eng_limits_set("dp_pod_pass_kb=2048"), 0);
+	assert_int_equal(eng_limits_set("dp_pod_pass_wqes=128"), 0);
+	assert_int_equal(eng_limits_set("dp_qp_turn_kb=1024"), 0);
+	assert_int_equal(eng_limits_set("dp_qp_turn_wqes=64"), 0);
 }
 
 static void test_eng_limits__set_and_reject(void **state)
