@@ -43,7 +43,10 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_mrkey.c \
 	providers/soft/engine/eng_rguard.c \
 	providers/soft/engine/eng_dp_rguard.c \
-	providers/soft/engine/eng_dp_budget.c
+	providers/soft/engine/eng_dp_budget.c \
+	providers/soft/engine/eng_wire_hdr.c \
+	providers/soft/engine/eng_wire_icrc.c \
+	providers/soft/engine/eng_wire_opcode.c
 
 ENG_CORE_OBJS := $(call objs,$(ENG_CORE_SRCS))
 ENG_DEPS := $(ENG_CORE_OBJS) $(PV_COMMON_OBJS) $(PV_SOFT_PROTO_OBJS) $(NETNS_LIB)
@@ -91,7 +94,11 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_rguard.h \
 	providers/soft/engine/eng_dp_budget.h \
 	providers/soft/engine/eng_dp_rguard.h \
-	providers/soft/engine/eng_wr.h
+	providers/soft/engine/eng_wr.h \
+	providers/soft/engine/eng_wire_hdr.h \
+	providers/soft/engine/eng_wire_icrc.h \
+	providers/soft/engine/eng_wire_opcode.h \
+	providers/soft/engine/eng_wire_psn.h
 
 $(eval $(call unit_test,test_eng_pure,tests/unit/engine/test_eng_pure.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_handles.o eng_idtab.o eng_limits.o eng_port.o eng_csprng.o eng_keytab.o eng_rguard.o eng_dp_budget.o),))
 $(eval $(call unit_test,test_eng_dispatch,tests/unit/engine/test_eng_dispatch.c,$(ENG_DEPS),$(NETNS_LIBS)))
@@ -168,3 +175,11 @@ ALL_TARGETS += $(SEC_ATTACK)
 # The IPC ABI's mirrors of verbs values and the engine's limit-shaped
 # constants, checked against what they mirror (no objects: all constants).
 $(eval $(call unit_test,test_eng_values,tests/unit/engine/test_eng_values.c,,))
+
+# The wire's pure pieces (issue 10): header codec, opcode table and
+# sequencing, ICRC, PSN arithmetic.
+ENG_WIRE_OBJS := $(addprefix $(OBJDIR)/providers/soft/engine/,eng_wire_hdr.o eng_wire_icrc.o eng_wire_opcode.o)
+$(eval $(call unit_test,test_eng_wire_hdr,tests/unit/engine/test_eng_wire_hdr.c,$(ENG_WIRE_OBJS),))
+$(eval $(call unit_test,test_eng_wire_opcode,tests/unit/engine/test_eng_wire_opcode.c,$(ENG_WIRE_OBJS),))
+$(eval $(call unit_test,test_eng_wire_icrc,tests/unit/engine/test_eng_wire_icrc.c,$(ENG_WIRE_OBJS),))
+$(eval $(call unit_test,test_eng_wire_psn,tests/unit/engine/test_eng_wire_psn.c,,))
