@@ -183,3 +183,11 @@ $(eval $(call unit_test,test_eng_wire_hdr,tests/unit/engine/test_eng_wire_hdr.c,
 $(eval $(call unit_test,test_eng_wire_opcode,tests/unit/engine/test_eng_wire_opcode.c,$(ENG_WIRE_OBJS),))
 $(eval $(call unit_test,test_eng_wire_icrc,tests/unit/engine/test_eng_wire_icrc.c,$(ENG_WIRE_OBJS),))
 $(eval $(call unit_test,test_eng_wire_psn,tests/unit/engine/test_eng_wire_psn.c,,))
+
+# The scapy/tshark cross-check's packet writer (tests/abi/wire_scapy.sh).
+WIRE_PCAP := $(TESTDIR_B)/bin/wire-pcap
+$(WIRE_PCAP): $(call objs,tests/tools/wire_pcap.c) $(ENG_WIRE_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_LDFLAGS) -o $@ $^
+
+ALL_TARGETS += $(WIRE_PCAP)
