@@ -11,6 +11,7 @@
  *   the rest of the headers, the payload and the pad;
  * stored after the pad least-significant byte first.  Pure: the caller
  * hands in the headers it sends or received; nothing here does I/O.
+ * The CRC itself is eng_wire_crc32.h's.
  */
 #ifndef ENG_WIRE_ICRC_H
 #define ENG_WIRE_ICRC_H
@@ -18,10 +19,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
-
-/* zlib-compatible CRC-32: crc is 0 to start, or a previous result to go
- * on (eng_crc32(eng_crc32(0, a, n), b, m) == CRC of a then b). */
-uint32_t eng_crc32(uint32_t crc, const void *buf, size_t len);
 
 /*
  * The ICRC of a packet: ip is its IP header (iplen bytes: IPv4 with its

@@ -44,6 +44,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_rguard.c \
 	providers/soft/engine/eng_dp_rguard.c \
 	providers/soft/engine/eng_dp_budget.c \
+	providers/soft/engine/eng_wire_crc32.c \
 	providers/soft/engine/eng_wire_hdr.c \
 	providers/soft/engine/eng_wire_icrc.c \
 	providers/soft/engine/eng_wire_opcode.c
@@ -95,6 +96,7 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_dp_budget.h \
 	providers/soft/engine/eng_dp_rguard.h \
 	providers/soft/engine/eng_wr.h \
+	providers/soft/engine/eng_wire_crc32.h \
 	providers/soft/engine/eng_wire_hdr.h \
 	providers/soft/engine/eng_wire_icrc.h \
 	providers/soft/engine/eng_wire_opcode.h \
@@ -178,7 +180,7 @@ $(eval $(call unit_test,test_eng_values,tests/unit/engine/test_eng_values.c,,))
 
 # The wire's pure pieces (issue 10): header codec, opcode table and
 # sequencing, ICRC, PSN arithmetic.
-ENG_WIRE_OBJS := $(addprefix $(OBJDIR)/providers/soft/engine/,eng_wire_hdr.o eng_wire_icrc.o eng_wire_opcode.o)
+ENG_WIRE_OBJS := $(addprefix $(OBJDIR)/providers/soft/engine/,eng_wire_crc32.o eng_wire_hdr.o eng_wire_icrc.o eng_wire_opcode.o)
 $(eval $(call unit_test,test_eng_wire_hdr,tests/unit/engine/test_eng_wire_hdr.c,$(ENG_WIRE_OBJS),))
 $(eval $(call unit_test,test_eng_wire_opcode,tests/unit/engine/test_eng_wire_opcode.c,$(ENG_WIRE_OBJS),))
 $(eval $(call unit_test,test_eng_wire_icrc,tests/unit/engine/test_eng_wire_icrc.c,$(ENG_WIRE_OBJS),))
