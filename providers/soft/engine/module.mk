@@ -44,6 +44,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_rguard.c \
 	providers/soft/engine/eng_dp_rguard.c \
 	providers/soft/engine/eng_dp_budget.c \
+	providers/soft/engine/eng_comp_sm.c \
 	providers/soft/engine/eng_resp_res.c
 
 ENG_CORE_OBJS := $(call objs,$(ENG_CORE_SRCS))
@@ -93,7 +94,9 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_dp_budget.h \
 	providers/soft/engine/eng_dp_rguard.h \
 	providers/soft/engine/eng_wr.h \
+	providers/soft/engine/eng_dp_reply.h \
 	providers/soft/engine/eng_dp_psn.h \
+	providers/soft/engine/eng_comp_sm.h \
 	providers/soft/engine/eng_resp_res.h
 
 $(eval $(call unit_test,test_eng_pure,tests/unit/engine/test_eng_pure.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_handles.o eng_idtab.o eng_limits.o eng_port.o eng_csprng.o eng_keytab.o eng_rguard.o eng_dp_budget.o),))
@@ -172,5 +175,7 @@ ALL_TARGETS += $(SEC_ATTACK)
 # constants, checked against what they mirror (no objects: all constants).
 $(eval $(call unit_test,test_eng_values,tests/unit/engine/test_eng_values.c,,))
 
-# The responder's saved resources and PSN classifier (pure).
+# The completer's state machine and the responder's saved resources and
+# PSN classifier (pure).
+$(eval $(call unit_test,test_eng_comp_sm,tests/unit/engine/test_eng_comp_sm.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_comp_sm.o eng_dp_timer.o),))
 $(eval $(call unit_test,test_eng_resp_res,tests/unit/engine/test_eng_resp_res.c,$(OBJDIR)/providers/soft/engine/eng_resp_res.o,))
