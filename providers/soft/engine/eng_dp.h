@@ -13,10 +13,44 @@
  *   eng_dp_mem.c    MR lookup, memfd mapping, copies
  *   eng_dp_sge.c    SGE list ranges to checked segments, per chunk
  *   eng_dp_req.c    requester: one SQ WQE at a time, in chunks
- *   eng_dp_resp.c   responder: receives, writes, reads, atomics
+ *   eng_dp_resp.c   responder: receives, writes, reads, atomics; answers
+ *                   each request with an eng_dp_reply (eng_dp_reply.h)
+ *   eng_resp_res.c  responder's saved READ/atomic resources, PSN
+ *                   classifier (pure; for the wire's duplicates)
+ *   eng_comp_sm.c   completer: state machine over replies and timers
+ *                   (pure; eng_comp_sm.h)
  *   eng_dp_comp.c   CQEs, arming and events, overflow
  *   eng_dp_err.c    QP error transitions and flushing
  *   eng_dp_sched.c  which QPs have work; spin, then sleep
+ *
+ * The seam for packets (issue 10).  One request/response contract for
+ * same-node and wire:
+ *   requester  eng_dp_req.c builds one struct eng_dp_msg per chunk of
+ *              at most ENG_DP_CHUNK bytes (UD and atomics: the whole
+ *              message).  Same-node hands it to eng_dp_resp_deliver().
+ *              The wire instead cuts it into path-MTU request packets
+ *              (FIRST/MIDDLE/LAST/ONLY, one PSN each; a READ request one
+ *              packet that reserves a PSN per response MTU), assigns
+ *              PSNs from the QP's sq_psn and keeps the unacknowledged
+ *              packets in a per-QP window next to dq->done, for go-back-N
+ *              from the PSN an ACK/NAK names.
+ *   responder  the wire's receive path rebuilds an eng_dp_msg from the
+ *              packets (off/chunk from the PSN within the message),
+ *              classifies the PSN first (eng_psn_classify(): expected
+ *              -> eng_dp_resp_deliver(); duplicate -> re-ACK, or re-serve
+ *              a READ / replay an atomic from eng_resp_res_find(), never
+ *              executing twice; out of sequence -> NAK PSN_SEQ once per
+ *              gap), saves each READ/atomic served (eng_resp_res_save_*)
+ *              and encodes the eng_dp_reply it got as AETH / READ
+ *              response packets (r->data, one PSN per MTU) /
+ *              AtomicAckETH, coalescing ACKs.
+ *   completer  each reply (same-node: at once; wire: decoded from the
+ *              packets, matched to the head WQE by PSN) or timer expiry
+ *              goes to eng_comp_run() (eng_comp_sm.h), whose terminal
+ *              state the requester applies: MORE / DONE / RESEND / WAIT
+ *              (dq->timer_kind, dq->timer_at) / ERROR.  On the wire the
+ *              requester feeds ENG_COMP_EV_SENT after each send (arms the
+ *              transport timer) and the reply when it arrives.
  *
  * Threading: everything runs on the engine's single loop thread, so the
  * only concurrency is with the applications across the shared rings
@@ -34,6 +68,7 @@
 #include "providers/soft/engine/eng.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_obj.h"
+#include "providers/soft/engine/eng_resp_res.h"
 #include "providers/soft/pv-soft-ring-abi.h"
 
 /* A receive WQE as the engine uses it: copied once out of the ring, then
@@ -116,6 +151,12 @@ struct eng_dp_qp {
 	 * taken off the RQ/SRQ at its first chunk, completed at its last. */
 	bool rx_active;
 	struct eng_dp_rwqe rx;
+	uint32_t msn;			/* messages completed here (AETH) */
+	/* Responder, for the wire (same-node never duplicates): READs and
+	 * atomics served, and the next PSN expected.  Set at RTR from
+	 * max_dest_rd_atomic and rq_psn (eng_dp_qp_modified()). */
+	struct eng_resp_res res;
+	struct eng_psn_rx rpsn;
 };
 
 struct eng_dp_mr {
@@ -290,19 +331,14 @@ struct eng_dp_msg {
 	uint32_t flow_label;
 };
 
-/* Results the responder returns to the requester. */
-enum eng_dp_rc {
-	ENG_DP_OK = 0,
-	ENG_DP_RNR,			/* no receive posted */
-	ENG_DP_DROP,			/* silently lost (UC/UD) */
-	ENG_DP_NAK_INV,			/* remote invalid request */
-	ENG_DP_NAK_ACCESS,		/* remote access error */
-	ENG_DP_NAK_OP,			/* remote operational error */
-};
-
-int eng_dp_resp_deliver(struct eng *e, struct eng_qp *dst,
-			const struct eng_dp_msg *m, const struct eng_seg *rd,
-			uint32_t nrd, uint64_t *atomic_orig);
+/* Runs one request at dst and returns its response in *r (the contract
+ * is eng_dp_reply.h: ACK / RNR NAK / NAK code / READ response bytes /
+ * atomic original).  It never writes the requester's memory; READ bytes
+ * in r->data point into dst's MR mapping and are valid until the engine
+ * does anything else (the requester's completer copies them at once). */
+struct eng_dp_reply;
+void eng_dp_resp_deliver(struct eng *e, struct eng_qp *dst,
+			 const struct eng_dp_msg *m, struct eng_dp_reply *r);
 
 /* ---- eng_dp_sge.c ---- */
 /* Segments for bytes [off, off + len) of an SGE list (the engine's copy),

@@ -133,6 +133,11 @@ void eng_dp_qp_modified(struct eng *e, struct eng_qp *qp,
 		eng_dp_flush(e, qp);
 		return;
 	}
+	if (qp->state == IBV_QPS_RTR && old_state == IBV_QPS_INIT && dq) {
+		eng_resp_res_init(&dq->res, qp->attr.max_dest_rd_atomic);
+		eng_psn_rx_init(&dq->rpsn, qp->attr.rq_psn);
+		return;
+	}
 	if (qp->state != IBV_QPS_RESET || !dq)
 		return;
 	ring_resync(&dq->sq);
@@ -146,4 +151,6 @@ void eng_dp_qp_modified(struct eng *e, struct eng_qp *qp,
 	/* RESET discards without completions, messages in progress too. */
 	dq->busy = false;
 	dq->rx_active = false;
+	dq->msn = 0;
+	eng_resp_res_clear(&dq->res);
 }

@@ -7,16 +7,23 @@
  * bytes (UD datagrams and atomics in one), at most what the scheduler's
  * budget allows per turn (eng_dp_sched.c), so one large WQE cannot hold
  * the engine's only thread; the QP's cursor (dq->done) says where the
- * next turn goes on, and WQEs of one QP still complete in order.  A WQE
- * also waits on a timer: RNR (no receive posted at the RC peer) or the
- * transport timer (RC peer unreachable); either retries the chunk that
- * failed when it fires.
+ * next turn goes on, and WQEs of one QP still complete in order.  What
+ * comes back for a chunk (eng_dp_reply.h), or its absence, goes through
+ * the completer's state machine (eng_comp_sm.c), which places READ data
+ * and atomic results and decides: next chunk, complete, wait on the RNR
+ * or transport timer and resend, or fail the WQE.
+ *
+ * The wire's seam: a chunk here becomes the request packets of one
+ * message piece (cut per path MTU, one PSN each), the reply the packets
+ * that answer them; eng_dp.h says where PSNs and the window go.
  */
 #include <string.h>
 
 #include <infiniband/verbs.h>
 
+#include "providers/soft/engine/eng_comp_sm.h"
 #include "providers/soft/engine/eng_dp.h"
+#include "providers/soft/engine/eng_dp_reply.h"
 #include "providers/soft/engine/eng_dp_rguard.h"
 #include "providers/soft/engine/eng_gid_own.h"
 #include "providers/soft/engine/eng_log.h"
@@ -27,8 +34,6 @@
 #define ST_WAIT			(-1)	/* WQE stays; a timer is armed */
 #define ST_MORE			(-2)	/* a chunk moved, more remain */
 #define ST_FATAL		(-3)	/* malformed WQE: QP fatal */
-#define RNR_INFINITE		7
-#define INFINITE_RECHECK_NS	(10ull * 1000 * 1000)
 
 static bool dev_has_gid(const struct eng_dev *d, const uint8_t gid[16])
 {
@@ -127,33 +132,6 @@ static int local_segs(struct eng_qp *qp, struct eng_dp_swqe *sw,
 	return *len > ENG_PORT_MAX_MSG_SZ ? IBV_WC_LOC_LEN_ERR : IBV_WC_SUCCESS;
 }
 
-static int rnr_wait(struct eng_dp_qp *dq, const struct eng_qp *dst)
-{
-	uint8_t limit = dq->qp->attr.rnr_retry;
-
-	eng_stat_inc(dp_rnr_naks);
-	if (limit != RNR_INFINITE && dq->rnr_tries >= limit)
-		return IBV_WC_RNR_RETRY_EXC_ERR;
-	dq->rnr_tries++;
-	dq->timer_kind = ENG_DP_TIMER_RNR;
-	dq->timer_at = eng_dp_now_ns() + eng_dp_rnr_ns(dst->attr.min_rnr_timer);
-	return ST_WAIT;
-}
-
-/* RC: nothing answered; wait one transport timeout, retry_cnt times. */
-static int retry_wait(struct eng_dp_qp *dq)
-{
-	uint64_t t = eng_dp_ack_timeout_ns(dq->qp->attr.timeout);
-
-	if (t && dq->retry_tries >= dq->qp->attr.retry_cnt)
-		return IBV_WC_RETRY_EXC_ERR;
-	if (t)
-		dq->retry_tries++;
-	dq->timer_kind = ENG_DP_TIMER_RETRY;
-	dq->timer_at = eng_dp_now_ns() + (t ? t : INFINITE_RECHECK_NS);
-	return ST_WAIT;
-}
-
 /* UD addressing: AH, qkey (IBA 10.2.5: a high bit set in the WR's qkey
  * means "use the QP's"), path MTU.  Returns a WC status; *dst NULL means
  * the datagram is silently lost. */
@@ -180,16 +158,6 @@ static int ud_dest(struct eng *e, struct eng_dp_qp *dq,
 	*dst = eng_dp_find_dest(e, dq, ah->attr.dgid, w->remote_qpn);
 	if (*dst && !eng_dp_rguard_qkey_ok(qp, *dst, qkey))
 		*dst = NULL;
-	return IBV_WC_SUCCESS;
-}
-
-static int rc_status(int rc)
-{
-	switch (rc) {
-	case ENG_DP_NAK_INV:	return IBV_WC_REM_INV_REQ_ERR;
-	case ENG_DP_NAK_ACCESS:	return IBV_WC_REM_ACCESS_ERR;
-	case ENG_DP_NAK_OP:	return IBV_WC_REM_OP_ERR;
-	}
 	return IBV_WC_SUCCESS;
 }
 
@@ -222,7 +190,8 @@ static int chunk_segs(struct eng_dp_qp *dq, uint64_t off, uint64_t len,
 }
 
 /* The destination of the current WQE (UD: also its addressing in m);
- * NULL with *st set when there is none. */
+ * NULL when there is none (the request is lost: RC's transport timer
+ * tells), *st a WC status when the WQE itself is wrong. */
 static struct eng_qp *req_dest(struct eng *e, struct eng_dp_qp *dq,
 			       struct eng_dp_msg *m, int *st)
 {
@@ -241,14 +210,75 @@ static struct eng_qp *req_dest(struct eng *e, struct eng_dp_qp *dq,
 	if (dst && (dst->attr.dest_qp_num != qp->qp_num ||
 		    !dev_has_gid(qp->o.conn->dev, dst->attr.ah_attr.dgid)))
 		dst = NULL;
-	if (!dst && qp->init.qp_type == IBV_QPT_RC)
-		*st = retry_wait(dq);
 	return dst;
 }
 
+/* The completer's input for the head WQE's outstanding chunk. */
+static void comp_load(const struct eng_dp_qp *dq, struct eng_comp *c,
+		      const struct eng_seg *local, uint32_t nlocal,
+		      uint64_t chunk, bool last)
+{
+	const struct eng_qp *qp = dq->qp;
+
+	*c = (struct eng_comp){
+		.qp_type = (uint8_t)qp->init.qp_type,
+		.rnr_retry = qp->attr.rnr_retry, .retry_cnt = qp->attr.retry_cnt,
+		.timeout = qp->attr.timeout, .opcode = dq->cur.w.opcode,
+		.last = last, .chunk = (uint32_t)chunk, .local = local,
+		.nlocal = nlocal, .rnr_tries = dq->rnr_tries,
+		.retry_tries = dq->retry_tries, .timer_kind = dq->timer_kind,
+	};
+}
+
+/* Keeps what the completer decided; returns a WC status once the WQE is
+ * done, ST_MORE (a chunk was acknowledged, or one must go again), or
+ * ST_WAIT (a timer is armed). */
+static int comp_store(struct eng_dp_qp *dq, const struct eng_comp *c,
+		      enum eng_comp_st st, uint64_t chunk, uint64_t *moved)
+{
+	dq->rnr_tries = c->rnr_tries;
+	dq->retry_tries = c->retry_tries;
+	dq->timer_kind = c->timer_kind;
+	dq->timer_at = 0;
+	switch (st) {
+	case ENG_COMP_ST_MORE:
+		dq->done += chunk;
+		*moved = chunk;
+		return ST_MORE;
+	case ENG_COMP_ST_RESEND:
+		return ST_MORE;
+	case ENG_COMP_ST_WAIT:
+		dq->timer_at = eng_dp_now_ns() + c->timer_ns;
+		return ST_WAIT;
+	case ENG_COMP_ST_DONE:
+		return IBV_WC_SUCCESS;
+	default:
+		return c->status != IBV_WC_SUCCESS ? c->status :
+						     IBV_WC_GENERAL_ERR;
+	}
+}
+
+/* The armed timer fired: the completer says resend or give up.
+ * IBV_WC_SUCCESS (go on with the chunk) or the WQE's error status. */
+static int req_timer(struct eng_dp_qp *dq)
+{
+	struct eng_comp c;
+	enum eng_comp_st st;
+	uint64_t moved;
+
+	comp_load(dq, &c, NULL, 0, 0, false);
+	st = eng_comp_run(&c, ENG_COMP_EV_TIMER, NULL);
+	if (st == ENG_COMP_ST_RESEND) {
+		comp_store(dq, &c, st, 0, &moved);
+		return IBV_WC_SUCCESS;
+	}
+	return comp_store(dq, &c, st, 0, &moved);
+}
+
 /* Moves the next chunk of the current WQE (all of it for UD and
- * atomics); returns a WC status once the WQE is done, ST_MORE when a
- * chunk moved and more remain, or ST_WAIT.  *moved: bytes this chunk. */
+ * atomics) and runs the completer on the reply; returns a WC status once
+ * the WQE is done, ST_MORE when a chunk moved and more remain, or
+ * ST_WAIT.  *moved: bytes this chunk. */
 static int req_chunk(struct eng *e, struct eng_dp_qp *dq, uint64_t *moved)
 {
 	const struct pv_send_wqe *w = &dq->cur.w;
@@ -261,9 +291,10 @@ static int req_chunk(struct eng *e, struct eng_dp_qp *dq, uint64_t *moved)
 				.imm_data = w->imm_data,
 				.remote_addr = w->remote_addr, .rkey = w->rkey,
 				.compare_add = w->compare_add, .swap = w->swap };
-	uint64_t orig = 0;
+	struct eng_dp_reply r = { .kind = ENG_DP_REPLY_NONE };
+	struct eng_comp c;
 	uint32_t n;
-	int st, rc;
+	int st;
 
 	*moved = 0;
 	if (atomic)
@@ -281,26 +312,17 @@ static int req_chunk(struct eng *e, struct eng_dp_qp *dq, uint64_t *moved)
 	m.segs = segs;
 	m.nsegs = n;
 	dst = req_dest(e, dq, &m, &st);
-	if (!dst)
-		return st;	/* UC/UD: the message is lost */
-	rc = eng_dp_resp_deliver(e, dst, &m, segs, n, &orig);
-	if (rc == ENG_DP_RNR)
-		return rnr_wait(dq, dst);
-	if (rc == ENG_DP_OK && atomic) {
-		struct eng_seg o = { .ptr = (uint8_t *)&orig,
-				     .len = ENG_DP_ATOMIC_BYTES };
-
-		if (eng_dp_copy(segs, n, &o, 1, ENG_DP_ATOMIC_BYTES) < 0)
-			return IBV_WC_LOC_PROT_ERR;
-	}
-	if (rc != ENG_DP_OK || m.last)
-		return rc_status(rc);
-	dq->done += chunk;
-	*moved = chunk;
-	dq->timer_kind = ENG_DP_TIMER_NONE;
-	dq->timer_at = 0;
-	dq->rnr_tries = dq->retry_tries = 0;
-	return ST_MORE;
+	if (st != IBV_WC_SUCCESS)
+		return st;
+	if (dst)
+		eng_dp_resp_deliver(e, dst, &m, &r);
+	if (r.kind == ENG_DP_REPLY_RNR_NAK)
+		eng_stat_inc(dp_rnr_naks);
+	/* READ data and the atomic's original land in segs, the WQE's own
+	 * local memory for this chunk. */
+	comp_load(dq, &c, segs, n, chunk, m.last);
+	return comp_store(dq, &c, eng_comp_run(&c, ENG_COMP_EV_REPLY, &r),
+			  chunk, moved);
 }
 
 static void req_complete(struct eng *e, struct eng_qp *qp,
@@ -333,6 +355,9 @@ static int req_start(struct eng *e, struct eng_dp_qp *dq)
 		return ST_FATAL;
 	dq->busy = true;
 	dq->done = 0;
+	dq->timer_kind = ENG_DP_TIMER_NONE;
+	dq->timer_at = 0;
+	dq->rnr_tries = dq->retry_tries = 0;
 	st = local_segs(qp, &dq->cur, segs, &n, &dq->total);
 	if (st == IBV_WC_SUCCESS && eng_wr_is_atomic(dq->cur.w.opcode) &&
 	    dq->total < ENG_DP_ATOMIC_BYTES)
@@ -352,6 +377,8 @@ static bool req_one(struct eng *e, struct eng_dp_qp *dq, uint64_t *moved,
 	*completed = false;
 	if (!dq->busy)
 		st = req_start(e, dq);
+	else if (dq->timer_kind != ENG_DP_TIMER_NONE)
+		st = req_timer(dq);	/* expired (eng_dp_req_run) */
 	if (st == ST_FATAL) {
 		eng_dp_qp_fatal(e, qp);
 		return false;

@@ -2,23 +2,40 @@
 /*
  * The responder: what happens at the destination QP when a message
  * arrives (IBA 9.7.5: receive queue consumption, RDMA write, read and
- * atomic execution, and the responder's error classes).  The requester
- * calls it synchronously; the result says what the ACK/NAK would have
- * been.  Errors local to the responder complete its receive WQE with an
- * error and move it to ERR; the requester sees the NAK the wire would
- * have carried (RC) or nothing (UC/UD: the message is lost).
+ * atomic execution, and the responder's error classes).  Each request
+ * (one eng_dp_msg chunk) gets its response as a message, struct
+ * eng_dp_reply (eng_dp_reply.h): ACK, RNR NAK, NAK with its code, a READ
+ * response carrying this side's checked bytes, or an atomic ACK carrying
+ * the original value.  The responder never touches the requester's
+ * memory; the requester's completer (eng_comp_sm.c) places what comes
+ * back.  Same-node requesters call it synchronously; the wire will
+ * encode the reply as AETH / READ response / AtomicAckETH.  Errors local
+ * to the responder complete its receive WQE with an error and move it to
+ * ERR; the requester sees the NAK the wire would carry (RC) or nothing
+ * (UC/UD: the message is lost).
  */
 #include <string.h>
 
 #include <infiniband/verbs.h>
 
 #include "providers/soft/engine/eng_dp.h"
+#include "providers/soft/engine/eng_dp_reply.h"
 #include "providers/soft/engine/eng_dp_rguard.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_stats.h"
 #include "providers/soft/engine/eng_wr.h"
 
 #define MAX_SEGS		(ENG_SGE_MAX + 1)	/* and the GRH */
+
+/* What a step decided, before it becomes a reply (reply_set()). */
+enum resp_rc {
+	RS_OK = 0,
+	RS_RNR,			/* no receive posted */
+	RS_DROP,		/* silently lost (UC/UD) */
+	RS_NAK_INV,		/* invalid request */
+	RS_NAK_ACCESS,		/* remote access error */
+	RS_NAK_OP,		/* remote operational error */
+};
 /* The IP payload of a UD datagram of len bytes (RoCEv2): UDP 8, BTH 12,
  * DETH 8, the payload, ICRC 4. */
 #define UD_IP_PAYLOAD(len)	(8 + 12 + 8 + (len) + 4)
@@ -125,20 +142,20 @@ static int resp_local_err(struct eng *e, struct eng_qp *dst, uint64_t wr_id,
 	dst->dp->rx_active = false;	/* completed here, not flushed */
 	rq_cqe(e, dst, &cqe, false);
 	eng_dp_qp_error(e, dst);
-	return dst->init.qp_type == IBV_QPT_RC ? rc_for_rc : ENG_DP_DROP;
+	return dst->init.qp_type == IBV_QPT_RC ? rc_for_rc : RS_DROP;
 }
 
 static int no_recv(struct eng_qp *dst, bool fatal)
 {
 	if (dst->init.qp_type != IBV_QPT_RC) {
 		eng_stat_inc(dp_drops_no_recv);
-		return ENG_DP_DROP;
+		return RS_DROP;
 	}
-	return fatal ? ENG_DP_NAK_OP : ENG_DP_RNR;
+	return fatal ? RS_NAK_OP : RS_RNR;
 }
 
 /* First chunk of a SEND: takes the next receive WQE into dst's rx and
- * checks that it can hold the whole message (need bytes).  ENG_DP_OK or
+ * checks that it can hold the whole message (need bytes).  RS_OK or
  * the result to return. */
 static int send_start(struct eng *e, struct eng_qp *dst, uint32_t need)
 {
@@ -162,11 +179,11 @@ static int send_start(struct eng *e, struct eng_qp *dst, uint32_t need)
 			      segs, ENG_SGE_MAX);
 	if (nd == -1)
 		return resp_local_err(e, dst, dq->rx.wr_id, IBV_WC_LOC_PROT_ERR,
-				      ENG_DP_NAK_OP);
+				      RS_NAK_OP);
 	if (nd == -2)
 		return resp_local_err(e, dst, dq->rx.wr_id, IBV_WC_LOC_LEN_ERR,
-				      ENG_DP_NAK_INV);
-	return ENG_DP_OK;
+				      RS_NAK_INV);
+	return RS_OK;
 }
 
 /* SEND and SEND_WITH_IMM: scatter each chunk into the receive WQE taken
@@ -184,13 +201,13 @@ static int resp_send(struct eng *e, struct eng_qp *dst,
 	int nd, rc;
 
 	if (m->nsegs > ENG_SGE_MAX || !dq || (ud && !(m->first && m->last)))
-		return ENG_DP_NAK_OP;	/* the requester bounds these */
+		return RS_NAK_OP;	/* the requester bounds these */
 	if (m->first) {
 		rc = send_start(e, dst, m->len + hdr);
-		if (rc != ENG_DP_OK)
+		if (rc != RS_OK)
 			return rc;
 	} else if (!dq->rx_active) {
-		return ENG_DP_NAK_INV;	/* no message in progress here */
+		return RS_NAK_INV;	/* no message in progress here */
 	}
 	/* Looked up again: an MR deregistered mid-message fails it. */
 	n = m->chunk + (m->first ? hdr : 0);
@@ -200,7 +217,7 @@ static int resp_send(struct eng *e, struct eng_qp *dst,
 			      ENG_SGE_MAX);
 	if (nd < 0)
 		return resp_local_err(e, dst, dq->rx.wr_id, IBV_WC_LOC_PROT_ERR,
-				      ENG_DP_NAK_OP);
+				      RS_NAK_OP);
 	if (ud) {
 		eng_dp_grh_build(grh, m->sgid, m->dgid, UD_IP_PAYLOAD(m->len),
 				 m->traffic_class, m->flow_label, m->hop_limit);
@@ -212,10 +229,10 @@ static int resp_send(struct eng *e, struct eng_qp *dst,
 	nsrc += m->nsegs;
 	if (eng_dp_copy(dsegs, (uint32_t)nd, ssegs, nsrc, n) < 0)
 		return resp_local_err(e, dst, dq->rx.wr_id, IBV_WC_LOC_PROT_ERR,
-				      ENG_DP_NAK_OP);
+				      RS_NAK_OP);
 	eng_stat_add(dp_bytes, m->chunk);
 	if (!m->last)
-		return ENG_DP_OK;
+		return RS_OK;
 	dq->rx_active = false;
 	cqe.wr_id = dq->rx.wr_id;
 	cqe.opcode = IBV_WC_RECV;
@@ -226,7 +243,7 @@ static int resp_send(struct eng *e, struct eng_qp *dst,
 		cqe.wc_flags |= IBV_WC_WITH_IMM;
 	}
 	rq_cqe(e, dst, &cqe, m->send_flags & IBV_SEND_SOLICITED);
-	return ENG_DP_OK;
+	return RS_OK;
 }
 
 /* The remote MR an RDMA or atomic names, with the destination QP's own
@@ -247,10 +264,10 @@ static int access_err(struct eng *e, struct eng_qp *dst)
 {
 	eng_stat_inc(dp_access_errors);
 	if (dst->init.qp_type != IBV_QPT_RC)
-		return ENG_DP_DROP;
+		return RS_DROP;
 	eng_dp_rguard_access_err(dst);
 	eng_dp_qp_error(e, dst);
-	return ENG_DP_NAK_ACCESS;
+	return RS_NAK_ACCESS;
 }
 
 /* RDMA WRITE, one chunk at a time, each checked against the MR as it is
@@ -279,7 +296,7 @@ static int resp_write(struct eng *e, struct eng_qp *dst,
 	}
 	eng_stat_add(dp_bytes, m->chunk);
 	if (!imm || !m->last)
-		return ENG_DP_OK;
+		return RS_OK;
 	/* Gone since the first chunk (another QP of the SRQ took it): the
 	 * requester retries this last chunk after the RNR timer. */
 	if (!rq_fetch(e, dst, &s, &w, &fatal))
@@ -292,27 +309,29 @@ static int resp_write(struct eng *e, struct eng_qp *dst,
 	cqe.wc_flags = IBV_WC_WITH_IMM;
 	cqe.src_qp = m->src->qp_num;
 	rq_cqe(e, dst, &cqe, m->send_flags & IBV_SEND_SOLICITED);
-	return ENG_DP_OK;
+	return RS_OK;
 }
 
+/* RDMA READ: checks the chunk against the MR as it is now and returns
+ * its bytes in the reply (a pointer into this side's mapping, used by the
+ * requester's completer before the engine does anything else). */
 static int resp_read(struct eng *e, struct eng_qp *dst,
-		     const struct eng_dp_msg *m, const struct eng_seg *rd,
-		     uint32_t nrd)
+		     const struct eng_dp_msg *m, struct eng_dp_reply *r)
 {
 	uint64_t va = m->remote_addr + m->off;
 	struct eng_seg seg;
 	struct eng_mr *mr;
 
 	if (!m->chunk)
-		return ENG_DP_OK;
+		return RS_OK;
 	mr = remote_mr(dst, m, va, m->chunk);
 	if (!mr)
 		return access_err(e, dst);
 	eng_dp_mr_seg(mr, va, m->chunk, &seg);
-	if (eng_dp_copy(rd, nrd, &seg, 1, m->chunk) < 0)
-		return access_err(e, dst);
+	r->data = seg.ptr;
+	r->len = seg.len;
 	eng_stat_add(dp_bytes, m->chunk);
-	return ENG_DP_OK;
+	return RS_OK;
 }
 
 static int resp_atomic(struct eng *e, struct eng_qp *dst,
@@ -325,7 +344,7 @@ static int resp_atomic(struct eng *e, struct eng_qp *dst,
 	 * request is invalid. */
 	if (m->remote_addr & (ENG_DP_ATOMIC_BYTES - 1)) {
 		eng_dp_qp_error(e, dst);
-		return ENG_DP_NAK_INV;
+		return RS_NAK_INV;
 	}
 	mr = remote_mr(dst, m, m->remote_addr, ENG_DP_ATOMIC_BYTES);
 	if (!mr)
@@ -333,20 +352,56 @@ static int resp_atomic(struct eng *e, struct eng_qp *dst,
 	eng_dp_mr_seg(mr, m->remote_addr, ENG_DP_ATOMIC_BYTES, &seg);
 	if (eng_dp_atomic(&seg, m->opcode, m->compare_add, m->swap, orig) < 0)
 		return access_err(e, dst);
-	return ENG_DP_OK;
+	return RS_OK;
 }
 
-int eng_dp_resp_deliver(struct eng *e, struct eng_qp *dst,
-			const struct eng_dp_msg *m, const struct eng_seg *rd,
-			uint32_t nrd, uint64_t *atomic_orig)
+/* The decision rs as the message the wire would carry back.  UC and UD
+ * never answer (IBA 9.7.6 is RC's): a NAK there is a lost message. */
+static void reply_set(struct eng_qp *dst, const struct eng_dp_msg *m, int rs,
+		      struct eng_dp_reply *r)
 {
+	static const uint8_t nak[] = {
+		[RS_NAK_INV] = ENG_DP_NAK_INV_REQ,
+		[RS_NAK_ACCESS] = ENG_DP_NAK_REM_ACCESS,
+		[RS_NAK_OP] = ENG_DP_NAK_REM_OP,
+	};
+	bool rc = dst->init.qp_type == IBV_QPT_RC;
+
+	if (rs == RS_OK) {
+		if (m->last && dst->dp)
+			dst->dp->msn = (dst->dp->msn + 1) & ENG_DP_MSN_MASK;
+		r->kind = eng_wr_is_read(m->opcode) ? ENG_DP_REPLY_READ_RESP :
+			  eng_wr_is_atomic(m->opcode) ? ENG_DP_REPLY_ATOMIC_ACK :
+			  ENG_DP_REPLY_ACK;
+	} else if (rs == RS_RNR && rc) {
+		r->kind = ENG_DP_REPLY_RNR_NAK;
+		r->code = dst->attr.min_rnr_timer & 31;
+	} else if (rs >= RS_NAK_INV && rs <= RS_NAK_OP && rc) {
+		r->kind = ENG_DP_REPLY_NAK;
+		r->code = nak[rs];
+	} else {
+		r->kind = ENG_DP_REPLY_NONE;
+	}
+	r->msn = dst->dp ? dst->dp->msn : 0;
+}
+
+void eng_dp_resp_deliver(struct eng *e, struct eng_qp *dst,
+			 const struct eng_dp_msg *m, struct eng_dp_reply *r)
+{
+	int rs = RS_NAK_INV;	/* unknown opcode: the requester refuses it */
+
+	*r = (struct eng_dp_reply){ 0 };
 	if (eng_wr_is_send(m->opcode))
-		return resp_send(e, dst, m);
-	if (eng_wr_is_write(m->opcode))
-		return resp_write(e, dst, m);
-	if (eng_wr_is_read(m->opcode))
-		return resp_read(e, dst, m, rd, nrd);
-	if (eng_wr_is_atomic(m->opcode))
-		return resp_atomic(e, dst, m, atomic_orig);
-	return ENG_DP_NAK_INV;	/* the requester refuses it first */
+		rs = resp_send(e, dst, m);
+	else if (eng_wr_is_write(m->opcode))
+		rs = resp_write(e, dst, m);
+	else if (eng_wr_is_read(m->opcode))
+		rs = resp_read(e, dst, m, r);
+	else if (eng_wr_is_atomic(m->opcode))
+		rs = resp_atomic(e, dst, m, &r->atomic_orig);
+	if (rs != RS_OK) {
+		r->data = NULL;
+		r->len = 0;
+	}
+	reply_set(dst, m, rs, r);
 }

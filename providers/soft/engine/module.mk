@@ -47,7 +47,9 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_wire_crc32.c \
 	providers/soft/engine/eng_wire_hdr.c \
 	providers/soft/engine/eng_wire_icrc.c \
-	providers/soft/engine/eng_wire_opcode.c
+	providers/soft/engine/eng_wire_opcode.c \
+	providers/soft/engine/eng_comp_sm.c \
+	providers/soft/engine/eng_resp_res.c
 
 ENG_CORE_OBJS := $(call objs,$(ENG_CORE_SRCS))
 ENG_DEPS := $(ENG_CORE_OBJS) $(PV_COMMON_OBJS) $(PV_SOFT_PROTO_OBJS) $(NETNS_LIB)
@@ -100,7 +102,11 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_wire_hdr.h \
 	providers/soft/engine/eng_wire_icrc.h \
 	providers/soft/engine/eng_wire_opcode.h \
-	providers/soft/engine/eng_wire_psn.h
+	providers/soft/engine/eng_wire_psn.h \
+	providers/soft/engine/eng_dp_reply.h \
+	providers/soft/engine/eng_dp_psn.h \
+	providers/soft/engine/eng_comp_sm.h \
+	providers/soft/engine/eng_resp_res.h
 
 $(eval $(call unit_test,test_eng_pure,tests/unit/engine/test_eng_pure.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_handles.o eng_idtab.o eng_limits.o eng_port.o eng_csprng.o eng_keytab.o eng_rguard.o eng_dp_budget.o),))
 $(eval $(call unit_test,test_eng_dispatch,tests/unit/engine/test_eng_dispatch.c,$(ENG_DEPS),$(NETNS_LIBS)))
@@ -193,3 +199,7 @@ $(WIRE_PCAP): $(call objs,tests/tools/wire_pcap.c) $(ENG_WIRE_OBJS)
 	$(CC) $(BASE_LDFLAGS) -o $@ $^
 
 ALL_TARGETS += $(WIRE_PCAP)
+# The completer's state machine and the responder's saved resources and
+# PSN classifier (pure).
+$(eval $(call unit_test,test_eng_comp_sm,tests/unit/engine/test_eng_comp_sm.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_comp_sm.o eng_dp_timer.o),))
+$(eval $(call unit_test,test_eng_resp_res,tests/unit/engine/test_eng_resp_res.c,$(OBJDIR)/providers/soft/engine/eng_resp_res.o,))
