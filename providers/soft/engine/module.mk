@@ -173,3 +173,7 @@ ALL_TARGETS += $(SEC_ATTACK)
 # The IPC ABI's mirrors of verbs values and the engine's limit-shaped
 # constants, checked against what they mirror (no objects: all constants).
 $(eval $(call unit_test,test_eng_values,tests/unit/engine/test_eng_values.c,,))
+
+# net: the pure parts, and a device's real UDP 4791 socket on loopback in
+# a private namespace (skipped without root).
+$(eval $(call unit_test,test_eng_net,tests/unit/engine/test_eng_net.c,$(ENG_DEPS),$(NETNS_LIBS)))
