@@ -177,3 +177,11 @@ $(eval $(call unit_test,test_eng_values,tests/unit/engine/test_eng_values.c,,))
 # net: the pure parts, and a device's real UDP 4791 socket on loopback in
 # a private namespace (skipped without root).
 $(eval $(call unit_test,test_eng_net,tests/unit/engine/test_eng_net.c,$(ENG_DEPS),$(NETNS_LIBS)))
+
+# A UDP 4791 blaster/counter (tests/integration/net_flood.sh, net_bench.sh).
+NET_BLAST := $(TESTDIR_B)/bin/net-blast
+$(NET_BLAST): $(call objs,tests/integration/net/net_blast.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_LDFLAGS) -o $@ $^
+
+ALL_TARGETS += $(NET_BLAST)
