@@ -99,7 +99,7 @@ static int do_recv(const char *ip, double secs, int batch, int gro)
 	int fd = sock_to(ip, &a), one = 1, rcv = 8 << 20;
 	char *buf = malloc((size_t)batch * SLOT);
 	unsigned long n = 0, trains = 0;
-	double t0 = 0, t = 0;
+	double t0 = 0, t = 0, start = now();
 
 	if (fd < 0 || !buf ||
 	    bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
@@ -121,7 +121,7 @@ static int do_recv(const char *ip, double secs, int batch, int gro)
 				.msg_iovlen = 1, .msg_control = ctl[i],
 				.msg_controllen = sizeof(ctl[i]) };
 		}
-		if (poll(&p, 1, 1000) <= 0 && t0)
+		if (poll(&p, 1, 1000) <= 0 && (t0 || now() - start > secs + 5))
 			break;
 		r = recvmmsg(fd, mm, batch, MSG_DONTWAIT, NULL);
 		if (r <= 0)
