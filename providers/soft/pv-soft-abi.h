@@ -117,13 +117,21 @@ struct pv_ipc_dev_info {
 	char     ifname[PV_IFNAME_MAX];
 	uint16_t pkey;
 	uint8_t  port_state;	/* enum pv_port_state */
-	uint8_t  reserved0;
+	uint8_t  wire_state;	/* PV_WIRE_*: its UDP 4791 sockets (0 from
+				 * engines before them) */
 	uint32_t netdev_mtu;	/* port 1: the interface's MTU, bytes */
 	uint32_t active_mtu;	/* port 1: enum ibv_mtu */
 	uint32_t gid_conflicts;	/* the interface's GIDs left out of the
 				 * table: another device owns them */
 };
 _Static_assert(sizeof(struct pv_ipc_dev_info) == 112, "pv_ipc_dev_info size");
+/* pv_ipc_dev_info.wire_state bits: a socket bound on the device's IPv4
+ * (IPv6) GID address, or its bind failed (the device then serves
+ * same-node traffic only). */
+#define PV_WIRE_V4_BOUND	0x01u
+#define PV_WIRE_V6_BOUND	0x02u
+#define PV_WIRE_V4_FAILED	0x04u
+#define PV_WIRE_V6_FAILED	0x08u
 
 struct pv_ipc_dev_list {
 	uint32_t count;

@@ -30,6 +30,8 @@ struct eng;
 struct eng_state;
 struct eng_dp_ctx;
 struct eng_dp_sched;
+struct eng_net_dev;
+struct eng_net_buf;
 
 /* Something in the epoll set; ready() runs with the epoll events. */
 struct eng_pollable {
@@ -93,6 +95,7 @@ struct eng_dev {
 	uint64_t dp_pass_seq;
 	uint64_t dp_pass_bytes;
 	uint64_t dp_pass_wqes;
+	struct eng_net_dev *net;	/* its UDP 4791 sockets (eng_net.h) */
 };
 
 struct eng_conn {
@@ -158,6 +161,10 @@ struct eng {
 	 * owned before the restart, held for it until it is back. */
 	const struct eng_gid_holder *gid_reserved;
 	uint32_t ngid_reserved;
+	/* net (eng_net.h): the shared buffers, the sockets with packets
+	 * queued for the end of the turn. */
+	struct eng_net_buf *net_buf;
+	struct eng_list net_dirty;
 };
 
 /*

@@ -17,6 +17,7 @@
 #include "providers/soft/engine/eng_gid_own.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
+#include "providers/soft/engine/eng_net.h"
 #include "providers/soft/engine/eng_obj.h"
 #include "providers/soft/engine/eng_port.h"
 #include "providers/soft/engine/eng_stats.h"
@@ -315,6 +316,7 @@ void eng_dev_apply_link(struct eng *e, struct eng_dev *d,
 		memcpy(d->want[i], gids[i].raw, 16);
 	d->want_count = n;
 	gids_rebuild(e, d, true);
+	eng_net_dev_sync(e, d, link);
 	if (d->port_state != old_state) {
 		bool up = d->port_state == PV_PORT_ACTIVE;
 
@@ -464,6 +466,7 @@ void eng_dev_remove(struct eng *e, struct eng_dev *d)
 		close(d->watch.fd);
 		d->watch.fd = -1;
 	}
+	eng_net_dev_fini(e, d);
 	if (d->ns_fd >= 0)
 		close(d->ns_fd);
 	eng_idtab_free(&e->devs, d->id);
@@ -491,6 +494,7 @@ void eng_dev_info(const struct eng_dev *d, struct pv_ipc_dev_info *out)
 	out->netdev_mtu = d->netdev_mtu;
 	out->active_mtu = d->active_mtu;
 	out->gid_conflicts = d->conflict_count;
+	out->wire_state = eng_net_wire_state(d);
 }
 
 void eng_dev_attr(const struct eng_dev *d, struct pv_ipc_dev_attr *o)

@@ -90,7 +90,19 @@
 	  "requests again")						\
 	X(dp_pass_wqes, 1024, 1, 1048576,				\
 	  "data path: WQEs a pass completes before the loop serves "	\
-	  "requests again")
+	  "requests again")						\
+	X(net_rx_batch, 64, 1, 1024,					\
+	  "wire: datagrams one recvmmsg takes (64 KiB of buffer each)") \
+	X(net_rx_budget, 256, 1, 65536,					\
+	  "wire: packets one device socket delivers per loop turn "	\
+	  "(the rest waits in the socket buffer)")			\
+	X(net_rx_gro, 1, 0, 1,						\
+	  "wire: ask for UDP_GRO on the device sockets (1) or not (0)") \
+	X(net_tx_batch, 64, 1, 1024,					\
+	  "wire: packets one sendmmsg sends")				\
+	X(net_tx_queue, 1024, 1, 65536,					\
+	  "wire: packets queued per device socket; beyond, dropped "	\
+	  "and counted (the transport retransmits)")
 
 struct eng_limits {
 #define ENG_LIMIT_FIELD(name, def, lo, hi, help) uint64_t name;

@@ -12,6 +12,7 @@
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_loop.h"
+#include "providers/soft/engine/eng_net.h"
 #include "providers/soft/engine/eng_obj.h"
 
 int eng_init(struct eng *e)
@@ -24,6 +25,7 @@ int eng_init(struct eng *e)
 	e->sig.fd = -1;
 	e->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	eng_list_init(&e->conns);
+	eng_list_init(&e->net_dirty);
 	e->conn_expired = eng_conn_close;
 	eng_idtab_init(&e->devs, 1, 0xffff);
 	e->self_ns_known = netns_id_of_pid(getpid(), &e->self_ns) == 0;
@@ -49,6 +51,7 @@ void eng_fini(struct eng *e)
 			eng_dev_remove(e, e->devs.slot[i]);
 	eng_idtab_fini(&e->devs);
 	eng_dp_sched_fini(e);
+	eng_net_fini(e);
 	eng_unlisten(e);
 	if (e->unproven_timer.fd >= 0)
 		close(e->unproven_timer.fd);
@@ -91,6 +94,7 @@ int eng_run(struct eng *e)
 		}
 		eng_batch_end(e);
 		eng_dp_run(e);
+		eng_net_flush(e);
 	}
 	return 0;
 }

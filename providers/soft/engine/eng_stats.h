@@ -66,7 +66,28 @@
 	X(hello_ns_proven)		\
 	X(hello_ns_refused)		\
 	X(clients_rejected_ns)		\
-	X(clients_unproven_expired)
+	X(clients_unproven_expired)	\
+	X(net_sockets_opened)		\
+	X(net_sockets_live)		\
+	X(net_bind_errors)		\
+	X(net_rx_pkts)			\
+	X(net_rx_bytes)			\
+	X(net_rx_batches)		\
+	X(net_rx_gro_trains)		\
+	X(net_rx_runts)			\
+	X(net_rx_oversized)		\
+	X(net_rx_unclaimed)		\
+	X(net_rx_overflows)		\
+	X(net_rx_budget_hits)		\
+	X(net_rx_errors)		\
+	X(net_tx_pkts)			\
+	X(net_tx_bytes)			\
+	X(net_tx_batches)		\
+	X(net_tx_eagain)		\
+	X(net_tx_errors)		\
+	X(net_tx_dropped)		\
+	X(net_tx_queue_full)		\
+	X(net_tx_no_socket)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,

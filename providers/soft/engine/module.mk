@@ -49,7 +49,10 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_wire_icrc.c \
 	providers/soft/engine/eng_wire_opcode.c \
 	providers/soft/engine/eng_comp_sm.c \
-	providers/soft/engine/eng_resp_res.c
+	providers/soft/engine/eng_resp_res.c \
+	providers/soft/engine/eng_net.c \
+	providers/soft/engine/eng_net_rx.c \
+	providers/soft/engine/eng_net_tx.c
 
 ENG_CORE_OBJS := $(call objs,$(ENG_CORE_SRCS))
 ENG_DEPS := $(ENG_CORE_OBJS) $(PV_COMMON_OBJS) $(PV_SOFT_PROTO_OBJS) $(NETNS_LIB)
@@ -106,7 +109,9 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_dp_reply.h \
 	providers/soft/engine/eng_dp_psn.h \
 	providers/soft/engine/eng_comp_sm.h \
-	providers/soft/engine/eng_resp_res.h
+	providers/soft/engine/eng_resp_res.h \
+	providers/soft/engine/eng_net.h \
+	providers/soft/engine/eng_net_int.h
 
 $(eval $(call unit_test,test_eng_pure,tests/unit/engine/test_eng_pure.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_handles.o eng_idtab.o eng_limits.o eng_port.o eng_csprng.o eng_keytab.o eng_rguard.o eng_dp_budget.o),))
 $(eval $(call unit_test,test_eng_dispatch,tests/unit/engine/test_eng_dispatch.c,$(ENG_DEPS),$(NETNS_LIBS)))
@@ -203,3 +208,12 @@ ALL_TARGETS += $(WIRE_PCAP)
 # PSN classifier (pure).
 $(eval $(call unit_test,test_eng_comp_sm,tests/unit/engine/test_eng_comp_sm.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_comp_sm.o eng_dp_timer.o),))
 $(eval $(call unit_test,test_eng_resp_res,tests/unit/engine/test_eng_resp_res.c,$(OBJDIR)/providers/soft/engine/eng_resp_res.o,))
+# net: the pure parts, and a device's real UDP 4791 socket on loopback in
+# a private namespace (skipped without root).
+$(eval $(call unit_test,test_eng_net,tests/unit/engine/test_eng_net.c,$(ENG_DEPS),$(NETNS_LIBS)))
+
+# A UDP 4791 blaster/counter (tests/integration/net_flood.sh, net_bench.sh).
+NET_BLAST := $(TESTDIR_B)/bin/net-blast
+$(NET_BLAST): $(call objs,tests/integration/net/net_blast.c)
+
+ALL_TARGETS += $(NET_BLAST)

@@ -256,6 +256,12 @@ int pvctl_dev_del(struct pvctl *c, int argc, char **argv)
 							      req.dev_id));
 }
 
+/* A device's UDP 4791 socket of one family (pv_ipc_dev_info.wire_state). */
+static const char *wire_str(uint8_t st, uint8_t bound, uint8_t failed)
+{
+	return st & bound ? "bound" : st & failed ? "failed" : "none";
+}
+
 static cJSON *dev_json(const struct pv_ipc_adm_dev *d)
 {
 	const struct pv_ipc_dev_info *in = &d->info;
@@ -276,7 +282,13 @@ static cJSON *dev_json(const struct pv_ipc_adm_dev *d)
 	     pvctl_json_u64(o, "active_mtu", 128u << in->active_mtu) &&
 	     pvctl_json_u64(o, "pkey", in->pkey) &&
 	     pvctl_json_u64(o, "clients", d->clients) &&
-	     pvctl_json_u64(o, "gid_conflicts", in->gid_conflicts);
+	     pvctl_json_u64(o, "gid_conflicts", in->gid_conflicts) &&
+	     cJSON_AddStringToObject(o, "wire_ipv4",
+				     wire_str(in->wire_state, PV_WIRE_V4_BOUND,
+					      PV_WIRE_V4_FAILED)) &&
+	     cJSON_AddStringToObject(o, "wire_ipv6",
+				     wire_str(in->wire_state, PV_WIRE_V6_BOUND,
+					      PV_WIRE_V6_FAILED));
 	snprintf(g, sizeof(g), "%016" PRIx64, __builtin_bswap64(in->node_guid));
 	ok = ok && cJSON_AddStringToObject(o, "node_guid", g) &&
 	     (gids = cJSON_AddArrayToObject(o, "gids")) != NULL;
@@ -313,6 +325,10 @@ static void dev_print_row(const struct pv_ipc_adm_dev *d)
 		       "device)", d->info.gid_conflicts,
 		       d->info.gid_conflicts == 1 ? "" : "s",
 		       (int)sizeof(d->info.ifname), d->info.ifname);
+	if (d->info.wire_state & (PV_WIRE_V4_FAILED | PV_WIRE_V6_FAILED))
+		printf("  (note: no UDP 4791 socket on %s: its bind failed, "
+		       "same-node traffic only)",
+		       d->info.wire_state & PV_WIRE_V4_FAILED ? "IPv4" : "IPv6");
 	putchar('\n');
 }
 
