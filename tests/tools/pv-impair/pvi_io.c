@@ -115,6 +115,16 @@ int pvi_io_recv(struct pvi_port *port, struct pvi_path *path,
 	return got;
 }
 
+void pvi_io_kernel_drops(const struct pvi_port *port, struct pvi_path *path)
+{
+	struct tpacket_stats ts;
+	socklen_t len = sizeof(ts);
+
+	/* Reading the counters resets them (packet(7)). */
+	if (getsockopt(port->fd, SOL_PACKET, PACKET_STATISTICS, &ts, &len) == 0)
+		path->st.kdrop += ts.tp_drops;
+}
+
 void pvi_io_send(struct pvi_port *port, struct pvi_path *path)
 {
 	struct mmsghdr m[PVI_BATCH];

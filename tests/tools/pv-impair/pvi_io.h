@@ -31,6 +31,10 @@ void pvi_io_close(struct pvi_port *port);
 int pvi_io_recv(struct pvi_port *port, struct pvi_path *path,
 		uint64_t now_ns);
 
+/* Adds the frames the kernel dropped for want of room in port's receive
+ * queue since the last call to path's kdrop. */
+void pvi_io_kernel_drops(const struct pvi_port *port, struct pvi_path *path);
+
 /* Sends path's out[] on port, counts tx/txerr, frees them. */
 void pvi_io_send(struct pvi_port *port, struct pvi_path *path);
 

@@ -49,8 +49,9 @@ static const char usage_text[] =
 "\n"
 "Counters, one line per direction (ab: in on IF_A, out on IF_B):\n"
 "  pv-impair ab rx=N rx_bytes=N tx=N tx_bytes=N drop=N reorder=N dup=N\n"
-"  corrupt=N corrupt_skip=N trunc=N txerr=N qdrop=N\n"
-"tx counts duplicates; trunc counts frames larger than the interfaces'\n"
+"  corrupt=N corrupt_skip=N trunc=N txerr=N qdrop=N kdrop=N\n"
+"tx counts duplicates; kdrop counts frames the kernel dropped because\n"
+"pv-impair did not keep up (its receive queue was full); trunc counts frames larger than the interfaces'\n"
 "MTU (disable GSO/TSO on the senders: ethtool -K IF tso off gso off tx off).\n"
 "SIGTERM or SIGINT: write the counters and exit 0.\n"
 "Exit status: 0 ok, 1 runtime error, 2 usage.\n";
@@ -128,15 +129,19 @@ static uint64_t now_ns(void)
 
 static const char *const dir_name[PVI_NDIR] = { "ab", "ba" };
 
-static void report(const struct pvi_opts *o, struct pvi_path path[PVI_NDIR])
+static void report(const struct pvi_opts *o,
+		   const struct pvi_port port[PVI_NDIR],
+		   struct pvi_path path[PVI_NDIR])
 {
 	char line[PVI_NDIR][512], tmp[4096];
 	FILE *f = stdout;
 
-	for (int d = 0; d < PVI_NDIR; d++)
+	for (int d = 0; d < PVI_NDIR; d++) {
+		pvi_io_kernel_drops(&port[d], &path[d]);
 		if (pvi_report_line(line[d], sizeof(line[d]), dir_name[d],
 				    &path[d].st) < 0)
 			line[d][0] = 0;
+	}
 	if (o->stats) {
 		snprintf(tmp, sizeof(tmp), "%s.tmp", o->stats);
 		f = fopen(tmp, "we");
@@ -236,7 +241,7 @@ static int forward(const struct pvi_opts *o, struct pvi_port port[PVI_NDIR],
 		if (what < 0)
 			return 0;
 		if (what > 0)
-			report(o, path);
+			report(o, port, path);
 		if (!got)
 			wait_events(port, path, sfd);
 	}
@@ -276,11 +281,11 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	report(&o, path);
+	report(&o, port, path);
 	fprintf(stderr, "pv-impair: forwarding %s <-> %s (mtu %d, seed %" PRIu64 ")\n",
 		o.ifname[0], o.ifname[1], mtu, o.seed);
 	ret = forward(&o, port, path, sfd);
-	report(&o, path);
+	report(&o, port, path);
 	for (d = 0; d < PVI_NDIR; d++) {
 		pvi_path_free(&path[d]);
 		pvi_io_close(&port[d]);

@@ -26,6 +26,8 @@ struct pvi_stats {
 	uint64_t trunc;		/* larger than the buffers (MTU): dropped */
 	uint64_t txerr;		/* the send failed */
 	uint64_t qdrop;		/* the delay queue was full: dropped */
+	uint64_t kdrop;		/* the kernel dropped them: our receive queue was
+				 * full (PACKET_STATISTICS; not in rx) */
 };
 
 struct pvi_held {

@@ -14,10 +14,11 @@ int pvi_report_line(char *buf, size_t size, const char *dir,
 			 " reorder=%" PRIu64 " dup=%" PRIu64
 			 " corrupt=%" PRIu64 " corrupt_skip=%" PRIu64
 			 " trunc=%" PRIu64 " txerr=%" PRIu64
-			 " qdrop=%" PRIu64 "\n",
+			 " qdrop=%" PRIu64 " kdrop=%" PRIu64 "\n",
 			 dir, st->rx, st->rx_bytes, st->tx, st->tx_bytes,
 			 st->drop, st->reorder, st->dup, st->corrupt,
-			 st->corrupt_skip, st->trunc, st->txerr, st->qdrop);
+			 st->corrupt_skip, st->trunc, st->txerr, st->qdrop,
+			 st->kdrop);
 
 	if (n < 0 || (size_t)n >= size)
 		return -ENOSPC;

@@ -2,7 +2,7 @@
 /*
  * The impairer's counters as one line per direction, for tests to parse:
  *   pv-impair ab rx=N rx_bytes=N tx=N tx_bytes=N drop=N reorder=N dup=N
- *   corrupt=N corrupt_skip=N trunc=N txerr=N qdrop=N
+ *   corrupt=N corrupt_skip=N trunc=N txerr=N qdrop=N kdrop=N
  * ("ab": frames that came in on interface A and left on B).  Pure.
  */
 #ifndef PVI_REPORT_H

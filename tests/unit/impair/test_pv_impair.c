@@ -297,7 +297,7 @@ static void test_pvi_report__line(void **state)
 	assert_non_null(strstr(buf, "pv-impair ab rx=10 "));
 	assert_non_null(strstr(buf, " tx=9 "));
 	assert_non_null(strstr(buf, " drop=1 "));
-	assert_non_null(strstr(buf, " qdrop=7\n"));
+	assert_non_null(strstr(buf, " qdrop=7 "));
 	assert_int_equal(pvi_report_line(buf, 20, "ab", &st), -ENOSPC);
 }
 
