@@ -319,7 +319,10 @@ wire_capture() {
 	start)
 		need_cmd tcpdump
 		rm -f "$(nodes_dir)/tcpdump.log"
-		ip netns exec "$(topo_name wire)" tcpdump -i "${WIRE_CAPTURE_IF:-n1}" -U -n -s 0 \
+		# --immediate-mode: each packet is written as it comes, none
+		# waits in libpcap's buffer when tcpdump is stopped.
+		ip netns exec "$(topo_name wire)" tcpdump \
+			-i "${WIRE_CAPTURE_IF:-n1}" --immediate-mode -U -n -s 0 \
 			-w "$2" ${3:+"$3"} >"$(nodes_dir)/tcpdump.log" 2>&1 &
 		echo $! >"$(nodes_dir)/tcpdump.pid"
 		topo_track_pid $!
@@ -328,6 +331,7 @@ wire_capture() {
 		;;
 	stop)
 		_wc_pid=$(cat "$(nodes_dir)/tcpdump.pid" 2>/dev/null)
+		sleep 0.2	# frames still on their way through the wire
 		# SIGTERM: tcpdump writes what it holds and exits (SIGINT is
 		# ignored by background jobs of a non-interactive shell).
 		[ -n "$_wc_pid" ] && kill -TERM "$_wc_pid" 2>/dev/null
@@ -337,4 +341,74 @@ wire_capture() {
 		;;
 	*) fail "wire_capture start FILE [FILTER] | stop" ;;
 	esac
+}
+
+# pod_tcp_transfer SRC DST MIB [PORT]: MIB MiB of random bytes over TCP
+# from pod SRC to pod DST's address (any pods, any nodes); both sides hash
+# what they saw (SHA-256).  Prints "MIB MiB in SECS s: digests match", or
+# why not; returns 0 only when the receiver got every byte, unchanged.
+# Bounded: 40 s.
+pod_tcp_transfer() {
+	_tt_port=${4:-$((21000 + $$ % 1000))}
+	_tt_ip=$(node_pod_ip "$2")
+	[ -n "$_tt_ip" ] || _tt_ip=$2
+	topo_exec "$2" timeout 40 /usr/bin/python3 -c '
+import hashlib, socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2])))
+s.listen(1)
+s.settimeout(20)
+c, _ = s.accept()
+c.settimeout(20)
+h, n = hashlib.sha256(), 0
+while True:
+    d = c.recv(1 << 16)
+    if not d:
+        break
+    h.update(d)
+    n += len(d)
+print(n, h.hexdigest())' "$_tt_ip" "$_tt_port" >"$TOPO_TMP/tt.recv" 2>&1 &
+	_tt_pid=$!
+	wait_until 5 tcp_port_listening "$2" "$_tt_port"
+	_tt_t0=$(date +%s.%N)
+	topo_exec "$1" timeout 40 /usr/bin/python3 -c '
+import hashlib, os, socket, sys
+n = int(sys.argv[3]) << 20
+c = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=20)
+h, left = hashlib.sha256(), n
+while left:
+    d = os.urandom(min(left, 1 << 16))
+    c.sendall(d)
+    h.update(d)
+    left -= len(d)
+c.close()
+print(n, h.hexdigest())' "$_tt_ip" "$_tt_port" "$3" >"$TOPO_TMP/tt.send" 2>&1
+	wait "$_tt_pid"
+	_tt_secs=$(echo "$(date +%s.%N) $_tt_t0" | awk '{ printf "%.2f", $1 - $2 }')
+	if [ -s "$TOPO_TMP/tt.send" ] &&
+	   cmp -s "$TOPO_TMP/tt.send" "$TOPO_TMP/tt.recv"; then
+		echo "$3 MiB in $_tt_secs s: digests match"
+		return 0
+	fi
+	echo "TCP transfer $1 -> $2: sent '$(cat "$TOPO_TMP/tt.send")', received '$(cat "$TOPO_TMP/tt.recv")'"
+	return 1
+}
+
+# tcp_port_listening NS PORT: something listens on TCP PORT in NS.
+tcp_port_listening() {
+	[ -n "$(topo_exec "$1" ss -Hltn "sport = :$2" 2>/dev/null)" ]
+}
+
+# pod_reaches SRC DST: a TCP connection from pod SRC to pod DST's
+# address is answered (accepted or refused) within 2 s.
+pod_reaches() {
+	topo_exec "$1" /usr/bin/python3 -c '
+import errno, socket, sys
+try:
+    socket.create_connection((sys.argv[1], 9), timeout=2).close()
+except ConnectionRefusedError:
+    pass
+except OSError:
+    sys.exit(1)' "$(node_pod_ip "$2")"
 }
