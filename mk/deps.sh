@@ -13,7 +13,7 @@ strace util-linux coreutils
 python3
 libgrpc-dev libprotobuf-c-dev protobuf-c-compiler python3-grpcio python3-grpc-tools
 python3-pkg-resources python3-yaml
-python3-scapy tshark"
+python3-scapy tshark ethtool tcpdump"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

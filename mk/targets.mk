@@ -3,6 +3,7 @@
 
 .DEFAULT_GOAL := all
 .PHONY: all check check-unit check-abi check-integration check-compat check-fuzz \
+	check-cross \
 	install deps demo bench clean headers-check
 
 all: $(ALL_TARGETS)
@@ -32,6 +33,10 @@ check-integration: all
 
 check-compat: all
 	sh tests/run-tests.sh $(BUILD) compat
+
+# The cross-node pass: tests/cross.list's scripts with PV_TOPO=cross.
+check-cross: all
+	sh tests/run-tests.sh $(BUILD) cross
 
 # The main job: engine, two pods, verbs tools in each.
 demo: all

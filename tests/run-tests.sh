@@ -10,6 +10,9 @@
 # integration: tests/integration/*.sh (root, namespaces)
 # compat:      tests/compat/*.sh (unmodified Debian binaries)
 # fuzz:        tests/fuzz/*.sh (smoke runs of the libFuzzer targets)
+# cross:       the scripts listed in tests/cross.list again, each with
+#              PV_TOPO=cross: pods a and b on two simulated nodes with an
+#              engine each (tests/lib/pods.sh, tests/lib/nodes.sh)
 # A script exits 0 for pass, 77 for skip (printing why), anything else fails.
 #
 # A sanitizer build (make SAN=1: -fsanitize= in BUILD/flags.txt) runs with
@@ -18,7 +21,7 @@
 # a test leaves behind fails it, whatever the script's own exit status.
 BUILD=${1:-build}
 shift
-TIERS=${*:-unit abi integration compat fuzz}
+TIERS=${*:-unit abi integration compat cross fuzz}
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
 BUILD=$(cd "$ROOT" && cd "$BUILD" && pwd -P)
 export PV_BUILD="$BUILD" PV_ROOT="$ROOT"
@@ -103,46 +106,73 @@ run_scripts() {
 	tier=$1
 	for t in "$ROOT"/tests/"$tier"/*.sh; do
 		[ -f "$t" ] || continue
-		name=$(basename "$t" .sh)
-		log="$LOGDIR/$tier-$name.log"
-		case " ${PV_SKIP_TESTS:-} " in
-		*" $name "*) skip=$((skip + 1))
-		    echo "skip $tier/$name: in PV_SKIP_TESTS"; continue ;;
-		esac
-		case "$SAN:$name" in
-		1:podman_*)
-			# podman, conmon and runc would run with libasan
-			# preloaded, and podman_verbs' container has our library
-			# but no sanitizer runtime: the normal tier covers them.
-			skip=$((skip + 1))
-			echo "skip $tier/$name: sanitizer build (podman and its container are not sanitizer-ready)"
-			continue ;;
-		esac
-		start=$(date +%s)
-		san_begin "$tier-$name" "$tier"
-		timeout 600 sh "$t" >"$log" 2>&1
-		rc=$?
-		san_end
-		if ! san_verdict "$tier-$name" >>"$log"; then
-			echo "sanitizer report(s) in $SANDIR/$tier-$name" >>"$log"
-			rc=1
-		fi
-		secs=$(( $(date +%s) - start ))
-		case $rc in
-		0) pass=$((pass + 1)); echo "ok   $tier/$name (${secs}s)" ;;
-		77) skip=$((skip + 1))
-		    echo "skip $tier/$name: $(grep -m1 '^SKIP' "$log" | cut -c6-)" ;;
-		*) fail=$((fail + 1)); failed_names="$failed_names $tier/$name"
-		   echo "FAIL $tier/$name (rc $rc, ${secs}s; log $log)"
-		   tail -25 "$log" | sed 's/^/    /' ;;
-		esac
+		run_script "$tier" "$t" "$(basename "$t" .sh)"
 	done
+}
+
+# run_cross: each script of tests/cross.list (paths under tests/, one a
+# line, # comments) with PV_TOPO=cross, named cross/<tier>-<script>.
+run_cross() {
+	list=$ROOT/tests/cross.list
+	[ -f "$list" ] || return 0
+	for entry in $(sed 's/#.*//' "$list"); do
+		if [ ! -f "$ROOT/tests/$entry" ]; then
+			fail=$((fail + 1)) failed_names="$failed_names cross/$entry"
+			echo "FAIL cross/$entry: not in tests/ (tests/cross.list)"
+			continue
+		fi
+		name=$(echo "${entry%.sh}" | tr / -)
+		run_script cross "$ROOT/tests/$entry" "$name" cross
+	done
+}
+
+# run_script TIER FILE NAME [TOPO]: one script, counted; TOPO is passed
+# as PV_TOPO (unset: the script's default, same-node).
+run_script() {
+	tier=$1 t=$2 name=$3 topo=${4:-}
+	log="$LOGDIR/$tier-$name.log"
+	case " ${PV_SKIP_TESTS:-} " in
+	*" $name "*) skip=$((skip + 1))
+	    echo "skip $tier/$name: in PV_SKIP_TESTS"; return 0 ;;
+	esac
+	case "$SAN:$name" in
+	1:podman_*)
+		# podman, conmon and runc would run with libasan
+		# preloaded, and podman_verbs' container has our library
+		# but no sanitizer runtime: the normal tier covers them.
+		skip=$((skip + 1))
+		echo "skip $tier/$name: sanitizer build (podman and its container are not sanitizer-ready)"
+		return 0 ;;
+	esac
+	start=$(date +%s)
+	san_begin "$tier-$name" "$tier"
+	if [ -n "$topo" ]; then
+		PV_TOPO=$topo timeout 600 sh "$t" >"$log" 2>&1
+	else
+		timeout 600 sh "$t" >"$log" 2>&1
+	fi
+	rc=$?
+	san_end
+	if ! san_verdict "$tier-$name" >>"$log"; then
+		echo "sanitizer report(s) in $SANDIR/$tier-$name" >>"$log"
+		rc=1
+	fi
+	secs=$(( $(date +%s) - start ))
+	case $rc in
+	0) pass=$((pass + 1)); echo "ok   $tier/$name (${secs}s)" ;;
+	77) skip=$((skip + 1))
+	    echo "skip $tier/$name: $(grep -m1 '^SKIP' "$log" | cut -c6-)" ;;
+	*) fail=$((fail + 1)); failed_names="$failed_names $tier/$name"
+	   echo "FAIL $tier/$name (rc $rc, ${secs}s; log $log)"
+	   tail -25 "$log" | sed 's/^/    /' ;;
+	esac
 }
 
 for tier in $TIERS; do
 	echo "== $tier"
 	case $tier in
 	unit) run_unit ;;
+	cross) run_cross ;;
 	*) run_scripts "$tier" ;;
 	esac
 done

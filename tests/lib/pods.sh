@@ -15,7 +15,16 @@
 # port the server listens on before the client starts (default 18515, what
 # the pingpongs and perftest use).  Every case runs even after a failure;
 # a failed case prints both sides' output and the engine log's tail.
+#
+# PV_TOPO=cross (the runner's cross pass, tests/cross.list) puts pod a on
+# node 1 and pod b on node 2 of tests/lib/nodes.sh's routed layout, each
+# node with its own engine, so the same script runs across the wire:
+# POD_A_IP/POD_B_IP are then 10.80.1.10/10.80.2.10, in_pod and dpt_run use
+# each pod's own node's engine, ENGINE_SOCK/ENGINE_ADMIN_SOCK/ENGINE_PID/
+# ENGINE_LOG and pvctl are node 1's (`pvctl --pod b ...` or
+# `pvctl_node 2 ...` for node 2's), ENGINE_LOG_B is node 2's log.
 . "$PV_ROOT/tests/lib/topo.sh"
+[ "${PV_TOPO:-}" = cross ] && . "$PV_ROOT/tests/lib/nodes.sh"
 
 POD_A_IP=10.78.0.1
 POD_B_IP=10.78.0.2
@@ -25,6 +34,7 @@ PAIRS_FAILED=""
 PAIRS_PASSED=0
 
 pods_up() {
+	[ "${PV_TOPO:-}" = cross ] && { pods_up_cross; return; }
 	topo_init
 	[ -e "$PV_LIB/libibverbs.so.1" ] || skip "libibverbs.so.1 not built"
 	[ -x "$PV_BUILD/bin/pvctl" ] || skip "pvctl not built"
@@ -36,17 +46,72 @@ pods_up() {
 	pod_dev_add b ${PKEY_B:+--pkey "$PKEY_B"}
 }
 
+# pods_up_cross: pods_up for PV_TOPO=cross (see the top of this file).
+pods_up_cross() {
+	topo_init
+	[ -e "$PV_LIB/libibverbs.so.1" ] || skip "libibverbs.so.1 not built"
+	[ -x "$PV_BUILD/bin/pvctl" ] || skip "pvctl not built"
+	NODES_DEV=$POD_DEV
+	nodes_up 2 routed
+	node_pod_add 1 a - ${PKEY_A:+--pkey "$PKEY_A"}
+	node_pod_add 2 b - ${PKEY_B:+--pkey "$PKEY_B"}
+	POD_A_IP=$(node_pod_ip a)
+	POD_B_IP=$(node_pod_ip b)
+	ENGINE_SOCK=$(node_engine_sock 1)
+	ENGINE_ADMIN_SOCK=$(node_engine_admin 1)
+	ENGINE_LOG=$(node_engine_log 1)
+	ENGINE_LOG_B=$(node_engine_log 2)
+	ENGINE_PID=$(node_engine_pid 1)
+	PODVERBS_ENGINE=$ENGINE_SOCK
+	export POD_A_IP POD_B_IP ENGINE_SOCK ENGINE_ADMIN_SOCK ENGINE_LOG \
+		ENGINE_LOG_B ENGINE_PID PODVERBS_ENGINE
+}
+
+# pod_engine_sock NS: the engine socket pod NS talks to.
+pod_engine_sock() {
+	if [ "${PV_TOPO:-}" = cross ] && [ -n "$(node_of "$1")" ]; then
+		node_engine_sock "$(node_of "$1")"
+	else
+		echo "$ENGINE_SOCK"
+	fi
+}
+
+# pvctl_node N ARGS...: pvctl on node N's engine (the only engine, same-node).
+pvctl_node() {
+	_pn_n=$1
+	shift
+	if [ "${PV_TOPO:-}" = cross ]; then
+		node_pvctl "$_pn_n" "$@"
+	else
+		pvctl "$@"
+	fi
+}
+
 # pod_dev_add NS [ARGS...]: soft device rdma0 on eth0 of NS.
 pod_dev_add() {
 	_pd_ns=$1
 	shift
+	if [ "${PV_TOPO:-}" = cross ] && [ -n "$(node_of "$_pd_ns")" ]; then
+		pvctl_node "$(node_of "$_pd_ns")" dev add \
+			--netns "$(topo_path "$_pd_ns")" --ifname eth0 \
+			--name "$POD_DEV" "$@" >/dev/null ||
+			fail "dev add in $_pd_ns"
+		return 0
+	fi
 	pvctl dev add --netns "$(topo_path "$_pd_ns")" --ifname eth0 \
 		--name "$POD_DEV" "$@" >/dev/null || fail "dev add in $_pd_ns"
 }
 
 # pvctl ARGS...: the test engine's admin socket (admin requests are
-# served there only).
+# served there only).  Cross-node: node 1's, or with --pod NS first, the
+# engine of NS's node.
 pvctl() {
+	if [ "${PV_TOPO:-}" = cross ] && [ "${1:-}" = --pod ]; then
+		_pv_pod=$2
+		shift 2
+		node_pvctl "$(node_of "$_pv_pod")" "$@"
+		return
+	fi
 	"$PV_BUILD/bin/pvctl" --admin-socket "$ENGINE_ADMIN_SOCK" "$@"
 }
 
@@ -54,7 +119,7 @@ pvctl() {
 in_pod() {
 	_ip_ns=$1
 	shift
-	topo_exec "$_ip_ns" env PODVERBS_ENGINE="$ENGINE_SOCK" \
+	topo_exec "$_ip_ns" env PODVERBS_ENGINE="$(pod_engine_sock "$_ip_ns")" \
 		LD_LIBRARY_PATH="$PV_LIB" "$@"
 }
 
@@ -103,6 +168,10 @@ case_fail() {
 	done
 	echo "---- engine log (tail)"
 	tail -15 "$ENGINE_LOG"
+	if [ -n "${ENGINE_LOG_B:-}" ]; then
+		echo "---- node 2's engine log (tail)"
+		tail -15 "$ENGINE_LOG_B"
+	fi
 	echo
 	echo "----"
 }
@@ -167,7 +236,10 @@ dpt_run() {
 	_dr_prog=$PV_BUILD/tests/integration/$1
 	shift
 	[ -x "$_dr_prog" ] || skip "${_dr_prog##*/} not built"
+	# PODVERBS_ENGINE_B: side B's engine (dpt.c), another node's in the
+	# cross-node pass.
 	timeout 120 env PODVERBS_ENGINE="$ENGINE_SOCK" LD_LIBRARY_PATH="$PV_LIB" \
+		PODVERBS_ENGINE_B="$(pod_engine_sock b)" \
 		"$_dr_prog" "$(topo_path a)" "$(topo_path b)" "$@" \
 		>"$TMP/dpt.out" 2>&1
 	_dr_rc=$?
@@ -175,6 +247,7 @@ dpt_run() {
 	if [ "$_dr_rc" != 0 ]; then
 		echo "---- ${_dr_prog##*/} exited $_dr_rc (124 = timeout); engine log (tail):"
 		tail -15 "$ENGINE_LOG"
+		[ -n "${ENGINE_LOG_B:-}" ] && tail -15 "$ENGINE_LOG_B"
 		echo
 	fi
 	return "$_dr_rc"

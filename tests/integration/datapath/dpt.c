@@ -149,6 +149,13 @@ int dpt_main(int argc, char **argv, dpt_side_fn side_a, dpt_side_fn side_b)
 		return 1;
 	}
 	if (pid == 0) {
+		const char *eng_b = getenv("PODVERBS_ENGINE_B");
+
+		/* Side B's pod may be served by another engine (another
+		 * node's, tests/lib/pods.sh's cross-node pass); the library
+		 * reads PODVERBS_ENGINE when it first looks for devices. */
+		if (eng_b && *eng_b)
+			setenv("PODVERBS_ENGINE", eng_b, 1);
 		close(sv[0]);
 		b.sock = sv[1];
 		_exit(dpt_run_side(&b, argv[2], side_b) ? 1 : 0);

@@ -8,6 +8,7 @@
  * in step.
  *
  *   usage: PROGRAM NETNS_PATH_A NETNS_PATH_B [ARGS...]
+ *   (PODVERBS_ENGINE: side A's engine; PODVERBS_ENGINE_B, when set, side B's)
  *
  * A failed CHECK prints where and why and exits 1; the other side then
  * sees the socketpair close and fails too.  dpt_main's exit status is 0
