@@ -3,7 +3,7 @@
 
 .DEFAULT_GOAL := all
 .PHONY: all check check-unit check-abi check-integration check-compat check-fuzz \
-	install deps demo bench clean headers-check
+	install deps demo bench clean headers-check check-vm
 
 all: $(ALL_TARGETS)
 
@@ -32,6 +32,10 @@ check-integration: all
 
 check-compat: all
 	sh tests/run-tests.sh $(BUILD) compat
+
+# Debian's kernel with rdma_rxe under qemu (tests/vm/README.md).
+check-vm: all
+	sh tests/run-tests.sh $(BUILD) vm
 
 # The main job: engine, two pods, verbs tools in each.
 demo: all

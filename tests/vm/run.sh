@@ -23,8 +23,13 @@ for t in "$PV_ROOT"/tests/vm/t_*.sh; do
 	case " ${VM_TESTS:-$name} " in *" $name "*) ;; *) continue ;; esac
 	log=$VM_WORK/$name.log
 	start=$(date +%s)
-	timeout "${VM_TEST_TIMEOUT:-300}" sh "$t" >"$log" 2>&1
+	# In the background so a TERM to this runner is handled at once
+	# (vm_exit stops the test, then the VM) rather than after the test.
+	timeout "${VM_TEST_TIMEOUT:-300}" sh "$t" >"$log" 2>&1 &
+	VM_CUR_PID=$!
+	wait "$VM_CUR_PID"
 	rc=$?
+	VM_CUR_PID=
 	secs=$(( $(date +%s) - start ))
 	case $rc in
 	0) pass=$((pass + 1)); echo "ok   vm/$name (${secs}s)" ;;

@@ -13,7 +13,7 @@ need_cmd tshark tcpdump
 vm_test_init
 vm_rxe_up
 
-cap=$TMP/wire.pcap
+cap=$VM_WORK/wire-$$.pcap # kept with the run's logs
 vm_node busybox ping -c 1 -W 5 "$VM_IP" >/dev/null || fail "node cannot ping the VM"
 vm_capture_start "$cap" "udp port 4791"
 vm_node $PY "$VM_LIB/roce_mad.py" get "$VM_TAP" "$VM_MAC" "$VM_GW" "$VM_IP"

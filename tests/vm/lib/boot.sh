@@ -20,7 +20,10 @@ vm_qemu_start() {
 	_append="$_append pv.kroot=$VM_KROOT pv.agent=$VM_LIB/guest-agent.sh"
 	VM_T_BOOT=$(date +%s)
 	# -no-reboot + panic=-1: a guest panic ends qemu instead of looping.
-	vm_node qemu-system-x86_64 -accel tcg,thread=multi -cpu max \
+	# --pdeathsig: qemu dies with the shell that started it even when that
+	# shell is SIGKILLed and runs no trap (the namespace, and so the TAP,
+	# is then swept by the next run's topo_init).
+	vm_node setpriv --pdeathsig KILL qemu-system-x86_64 -accel tcg,thread=multi -cpu max \
 		-smp "$VM_SMP" -m "$VM_MEM" -no-reboot -nodefaults \
 		-display none -monitor none \
 		-serial "file:$VM_WORK/console.log" \
@@ -30,7 +33,7 @@ vm_qemu_start() {
 		-netdev "tap,id=n0,ifname=$VM_TAP,script=no,downscript=no" \
 		-device "virtio-net-pci,netdev=n0,mac=$VM_MAC,romfile=" \
 		>"$VM_WORK/qemu.log" 2>&1 &
-	# ip netns exec execs qemu: $! is qemu's pid.
+	# ip netns exec and setpriv exec qemu: $! is qemu's pid.
 	VM_QEMU_PID=$!
 	export VM_QEMU_PID VM_T_BOOT
 	topo_track_pid "$VM_QEMU_PID"

@@ -17,6 +17,7 @@ IBTA Vol. 1: BTH 9.2, DETH 9.3.2, MAD common header 13.4.3, GSI Q_Key
 import random
 import struct
 import sys
+import threading
 
 from scapy.all import AsyncSniffer, Ether, IP, UDP, Raw, conf, get_if_hwaddr, rdpcap, sendp
 from scapy.contrib.roce import BTH
@@ -86,8 +87,15 @@ def cmd_get(iface, dst_mac, src, dst):
            IP(src=src, dst=dst, flags="DF") / UDP(sport=0xC0DE, dport=ROCE_PORT) /
            BTH(opcode=OP_UD_SEND_ONLY, dqpn=1, psn=1) /
            Raw(struct.pack("!II", GSI_QKEY, OUR_QPN) + mad_get(tid)))
-    sn = AsyncSniffer(iface=iface, filter=f"udp dst port {ROCE_PORT} and src host {dst}")
+    # The reply can come before a lazily started sniffer listens: send only
+    # once its socket is open.
+    up = threading.Event()
+    sn = AsyncSniffer(iface=iface, filter=f"udp dst port {ROCE_PORT} and src host {dst}",
+                      started_callback=up.set)
     sn.start()
+    if not up.wait(10):
+        print("the sniffer did not start")
+        return 1
     sendp(req, iface=iface)
     print("sent:", describe(req[IP].__class__(bytes(req[IP]))), flush=True)
     for _ in range(100):

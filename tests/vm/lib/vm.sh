@@ -28,7 +28,7 @@ done
 
 # vm_can_run: skips (77) where the tier cannot run, with the reason.
 vm_can_run() {
-	need_cmd qemu-system-x86_64 depmod modprobe apt-get dpkg
+	need_cmd qemu-system-x86_64 setpriv depmod modprobe apt-get dpkg
 	[ -c /dev/net/tun ] || skip "no /dev/net/tun for the VM's TAP"
 	[ -d "$PV_BUILD" ] || skip "no build folder $PV_BUILD"
 }
@@ -79,6 +79,8 @@ vm_test_init() {
 # (engine, tracked pids such as qemu and tcpdump, namespaces and so TAP).
 vm_exit() {
 	_ve_rc=$?
+	# run.sh's current test first: it may be using the VM.
+	[ -n "${VM_CUR_PID:-}" ] && stop_pid "$VM_CUR_PID"
 	vm_capture_stop
 	[ "${VM_OWNER:-0}" = 1 ] && vm_poweroff
 	(exit "$_ve_rc")
