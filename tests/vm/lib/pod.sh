@@ -11,6 +11,7 @@
 #   vm_pod_up POD IP/LEN       the same plus an engine (started once) and
 #                              soft device rdma0 on the pod's eth0
 #   vm_in_pod POD CMD...       CMD in the pod with our library and engine
+#   vm_pair_case ...           one interop case, server on either side
 
 vm_pod_attach() {
 	_pa_pod=$1 _pa_ip=$2
@@ -45,4 +46,45 @@ vm_in_pod() {
 	shift
 	topo_exec "$_ip_pod" env PODVERBS_ENGINE="$ENGINE_SOCK" \
 		LD_LIBRARY_PATH="$PV_BUILD/lib" "$@"
+}
+
+# vm_pair_case NAME SECS WHERE "SERVER CMD" "CLIENT CMD": one interop case
+# between kernel rxe in the VM and pod $VM_PAIR_POD (default "pod") on our
+# engine.  WHERE is the server's side: "vm" (the client runs in the pod
+# with $VM_IP appended) or "pod" (the client runs in the VM with the pod's
+# address, $VM_PAIR_POD_IP, appended).  The client starts once the server
+# listens on TCP port $PAIR_PORT (default 18515, the pingpongs' and
+# perftest's); both are bounded by SECS.  Prints "ok NAME" or both sides'
+# output; returns 0 when both exited 0.
+vm_pair_case() {
+	_pc_name=$1 _pc_secs=$2 _pc_where=$3 _pc_srv=$4 _pc_cli=$5
+	_pc_pod=${VM_PAIR_POD:-pod} _pc_port=${PAIR_PORT:-18515}
+	_pc_out=$TMP/pair-$_pc_name
+	if [ "$_pc_where" = vm ]; then
+		vm_start _pc_id "$_pc_secs" "$_pc_srv"
+		wait_until 30 vm_run 10 "ss -ltn | grep -q ':$_pc_port '"
+		vm_in_pod "$_pc_pod" timeout "$_pc_secs" $_pc_cli "$VM_IP" \
+			>"$_pc_out.client" 2>&1
+		_pc_crc=$?
+		vm_wait "$_pc_id" >"$_pc_out.server" 2>&1
+		_pc_src=$?
+	else
+		vm_in_pod "$_pc_pod" timeout "$_pc_secs" $_pc_srv \
+			>"$_pc_out.server" 2>&1 &
+		_pc_sp=$!
+		wait_until 30 sh -c "ip netns exec '$(topo_name "$_pc_pod")' ss -ltn | grep -q ':$_pc_port '"
+		vm_run "$_pc_secs" "$_pc_cli ${VM_PAIR_POD_IP:?}" \
+			>"$_pc_out.client" 2>&1
+		_pc_crc=$?
+		wait "$_pc_sp"
+		_pc_src=$?
+	fi
+	if [ "$_pc_crc" = 0 ] && [ "$_pc_src" = 0 ]; then
+		echo "ok $_pc_name (server in $_pc_where)"
+		return 0
+	fi
+	echo "FAILED $_pc_name (server in $_pc_where): client rc $_pc_crc, server rc $_pc_src"
+	echo "--- client:"; cat "$_pc_out.client"
+	echo "--- server:"; cat "$_pc_out.server"
+	return 1
 }

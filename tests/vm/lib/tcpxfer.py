@@ -3,8 +3,9 @@
 """A bounded TCP transfer with a digest on both ends (vm tier).
 
   tcpxfer.py recv PORT            accepts one connection (30 s), reads to EOF
-  tcpxfer.py send HOST PORT BYTES connects (retrying for 30 s while the
+  tcpxfer.py send PORT BYTES HOST connects (retrying for 30 s while the
                                   receiver starts), sends BYTES random bytes
+                                  (the host last, as the pingpongs take it)
 Each prints "BYTES SHA256" of what it moved; the test compares the lines.
 """
 import hashlib
@@ -29,7 +30,7 @@ def recv(port):
     print(n, h.hexdigest())
 
 
-def send(host, port, nbytes):
+def send(port, nbytes, host):
     end = time.monotonic() + 30
     while True:
         try:
