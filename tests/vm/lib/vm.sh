@@ -65,10 +65,9 @@ vm_boot() {
 vm_test_init() {
 	topo_init
 	VM_OWNER=0
-	if [ -n "${VM_WORK:-}" ] && [ -e "$VM_WORK/ctl/ready" ] &&
-		pid_alive "${VM_QEMU_PID:-}"; then
-		VM_T0=$(date +%s)
-	else
+	# Attached to run.sh's VM, or boot one for this script alone.
+	if [ -z "${VM_WORK:-}" ] || [ ! -e "$VM_WORK/ctl/ready" ] ||
+		! pid_alive "${VM_QEMU_PID:-}"; then
 		VM_WORK=
 		vm_boot
 	fi
