@@ -2,7 +2,7 @@
 #
 # `make` builds an in-place tree under build/ that runs without installing:
 #   build/lib/libibverbs.so.1, build/bin/podverbsd, build/bin/pvctl, ...
-# `make check` runs every test tier (unit, abi, integration, compat).
+# `make check` runs every test tier (unit, abi, integration, compat, fuzz, vm).
 # `make install` honours PREFIX and DESTDIR.
 #
 # Each component lists its files, one per line, in its own module.mk,

@@ -3,7 +3,7 @@
 
 .DEFAULT_GOAL := all
 .PHONY: all check check-unit check-abi check-integration check-compat check-fuzz \
-	check-cross \
+	check-cross check-vm \
 	install deps demo bench clean headers-check
 
 all: $(ALL_TARGETS)
@@ -37,6 +37,10 @@ check-compat: all
 # The cross-node pass: tests/cross.list's scripts with PV_TOPO=cross.
 check-cross: all
 	sh tests/run-tests.sh $(BUILD) cross
+
+# Debian's kernel with rdma_rxe under qemu (tests/vm/README.md).
+check-vm: all
+	sh tests/run-tests.sh $(BUILD) vm
 
 # The main job: engine, two pods, verbs tools in each.
 demo: all

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs the test tiers and prints one closing line:
 #   "N passed, N failed, N skipped"
-# usage: run-tests.sh BUILD [unit|abi|integration|compat|fuzz]...
+# usage: run-tests.sh BUILD [unit|abi|integration|compat|cross|fuzz|vm]...
 # PV_SKIP_TESTS="name ..." leaves those scripts out (counted as skipped),
 # e.g. PV_SKIP_TESTS="podman_cni podman_verbs" on a shared machine.
 #
@@ -13,6 +13,9 @@
 # cross:       the scripts listed in tests/cross.list again, each with
 #              PV_TOPO=cross: pods a and b on two simulated nodes with an
 #              engine each (tests/lib/pods.sh, tests/lib/nodes.sh)
+# vm:          tests/vm/run.sh: one VM (Debian's kernel, rdma_rxe, qemu)
+#              for every tests/vm/t_*.sh, each counted; skipped (77) where
+#              qemu cannot run
 # A script exits 0 for pass, 77 for skip (printing why), anything else fails.
 #
 # A sanitizer build (make SAN=1: -fsanitize= in BUILD/flags.txt) runs with
@@ -21,7 +24,7 @@
 # a test leaves behind fails it, whatever the script's own exit status.
 BUILD=${1:-build}
 shift
-TIERS=${*:-unit abi integration compat cross fuzz}
+TIERS=${*:-unit abi integration compat cross fuzz vm}
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
 BUILD=$(cd "$ROOT" && cd "$BUILD" && pwd -P)
 export PV_BUILD="$BUILD" PV_ROOT="$ROOT"
@@ -168,10 +171,50 @@ run_script() {
 	esac
 }
 
+# run_vm: the vm tier boots once and runs its t_*.sh itself; its lines are
+# shown and its closing "vm: N passed, N failed, N skipped" counted.
+run_vm() {
+	log="$LOGDIR/vm.log"
+	case " ${PV_SKIP_TESTS:-} " in
+	*" vm "*) skip=$((skip + 1)); echo "skip vm: in PV_SKIP_TESTS"; return ;;
+	esac
+	if [ "$SAN" = 1 ]; then
+		# The VM runs Debian's kernel and binaries; the pod test's tools
+		# would load our ASan'd library without the runtime first.
+		skip=$((skip + 1))
+		echo "skip vm: sanitizer build (the normal build runs the vm tier)"
+		return
+	fi
+	start=$(date +%s)
+	timeout -k 30 900 sh "$ROOT/tests/vm/run.sh" >"$log" 2>&1
+	rc=$?
+	secs=$(( $(date +%s) - start ))
+	grep -E '^(ok|skip|FAIL) +vm/|^    |^vm: (boot|booted)' "$log"
+	counts=$(sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$log" | tail -1)
+	if [ -z "$counts" ]; then
+		case $rc in
+		77) skip=$((skip + 1))
+		    echo "skip vm: $(grep -m1 '^SKIP' "$log" | cut -c7-)" ;;
+		*) fail=$((fail + 1)) failed_names="$failed_names vm"
+		   echo "FAIL vm (rc $rc, ${secs}s; log $log)"
+		   tail -25 "$log" | sed 's/^/    /' ;;
+		esac
+		return
+	fi
+	set -- $counts
+	pass=$((pass + $1)) fail=$((fail + $2)) skip=$((skip + $3))
+	if [ "$2" != 0 ] || [ "$rc" != 0 ]; then
+		[ "$2" != 0 ] || fail=$((fail + 1))
+		failed_names="$failed_names vm"
+		echo "FAIL vm (rc $rc, ${secs}s; log $log)"
+	fi
+}
+
 for tier in $TIERS; do
 	echo "== $tier"
 	case $tier in
 	unit) run_unit ;;
+	vm) run_vm ;;
 	cross) run_cross ;;
 	*) run_scripts "$tier" ;;
 	esac
