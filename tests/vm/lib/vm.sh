@@ -55,8 +55,8 @@ vm_boot() {
 	mkdir -p "$VM_WORK/ctl" || fail "mkdir $VM_WORK"
 	export VM_WORK
 	vm_net_up
-	printf 'VM_IP=%s\nVM_PREFIX=%s\nVM_GW=%s\n' "$VM_IP" "$VM_PREFIX" \
-		"$VM_GW" >"$VM_WORK/vm.env"
+	printf 'VM_IP=%s\nVM_PREFIX=%s\nVM_GW=%s\nVM_MTU=%s\n' "$VM_IP" \
+		"$VM_PREFIX" "$VM_GW" "$VM_MTU" >"$VM_WORK/vm.env"
 	vm_qemu_start
 	vm_wait_ready
 	VM_OWNER=1
