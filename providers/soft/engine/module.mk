@@ -168,3 +168,7 @@ ALL_TARGETS += $(SEC_ATTACK)
 # The IPC ABI's mirrors of verbs values and the engine's limit-shaped
 # constants, checked against what they mirror (no objects: all constants).
 $(eval $(call unit_test,test_eng_values,tests/unit/engine/test_eng_values.c,,))
+
+# The CM agent's pure parts (issue 11): MAD codec, private data, state machines.
+HEADERS_CHECK += \
+	providers/soft/engine/eng_cm_msg.h
