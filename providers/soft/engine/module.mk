@@ -172,3 +172,7 @@ $(eval $(call unit_test,test_eng_values,tests/unit/engine/test_eng_values.c,,))
 # The CM agent's pure parts (issue 11): MAD codec, private data, state machines.
 HEADERS_CHECK += \
 	providers/soft/engine/eng_cm_msg.h
+HEADERS_CHECK += \
+	providers/soft/engine/eng_cm_mad.h
+ENG_CM_OBJS := $(call objs,providers/soft/engine/eng_cm_mad.c)
+$(eval $(call unit_test,test_eng_cm_mad,tests/unit/engine/test_eng_cm_mad.c,$(ENG_CM_OBJS),))
