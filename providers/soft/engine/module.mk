@@ -176,3 +176,6 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_cm_mad.h
 ENG_CM_OBJS := $(call objs,providers/soft/engine/eng_cm_mad.c)
 $(eval $(call unit_test,test_eng_cm_mad,tests/unit/engine/test_eng_cm_mad.c,$(ENG_CM_OBJS),))
+HEADERS_CHECK += \
+	providers/soft/engine/eng_cm_pdata.h
+$(eval $(call unit_test,test_eng_cm_pdata,tests/unit/engine/test_eng_cm_pdata.c,$(call objs,providers/soft/engine/eng_cm_pdata.c),))
