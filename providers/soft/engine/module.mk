@@ -179,3 +179,7 @@ $(eval $(call unit_test,test_eng_cm_mad,tests/unit/engine/test_eng_cm_mad.c,$(EN
 HEADERS_CHECK += \
 	providers/soft/engine/eng_cm_pdata.h
 $(eval $(call unit_test,test_eng_cm_pdata,tests/unit/engine/test_eng_cm_pdata.c,$(call objs,providers/soft/engine/eng_cm_pdata.c),))
+HEADERS_CHECK += \
+	providers/soft/engine/eng_cm_sm.h
+ENG_CM_SM_OBJS := $(call objs,providers/soft/engine/eng_cm_sm.c providers/soft/engine/eng_cm_sm_match.c)
+$(eval $(call unit_test,test_eng_cm_sm,tests/unit/engine/test_eng_cm_sm.c,$(ENG_CM_SM_OBJS) $(ENG_CM_OBJS),))
