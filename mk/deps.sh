@@ -13,6 +13,8 @@ strace util-linux coreutils
 python3
 libgrpc-dev libprotobuf-c-dev protobuf-c-compiler python3-grpcio python3-grpc-tools
 python3-pkg-resources python3-yaml"
+# tests/integration/cm_mad_tshark.sh: Wireshark decodes our CM MADs.
+PKGS="$PKGS tshark"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -412,6 +412,7 @@ int eng_cm_mad_decode(const uint8_t *buf, size_t len, struct eng_cm_msg *out)
 {
 	const struct cm_desc *d;
 	const uint8_t *data = buf + ENG_CM_MAD_HDR_SIZE;
+	int ret;
 
 	memset(out, 0, sizeof(*out));
 	if (len != ENG_CM_MAD_SIZE)
@@ -436,9 +437,13 @@ int eng_cm_mad_decode(const uint8_t *buf, size_t len, struct eng_cm_msg *out)
 	} else if (out->hdr.method != d->method) {
 		return -EOPNOTSUPP;
 	}
-	if (d->attr_id == ENG_CM_ATTR_REQ)
-		out->u.req.has_alternate = nonzero(data + 44, 44);
-	return body_decode(d, data, &out->u);
+	ret = body_decode(d, data, &out->u);
+	/* From the decoded fields, not the bytes: reserved bits set by the
+	 * peer do not make a path (what we decode we encode again). */
+	if (ret == 0 && d->attr_id == ENG_CM_ATTR_REQ)
+		out->u.req.has_alternate = nonzero((const uint8_t *)&out->u.req.alternate,
+						   sizeof(out->u.req.alternate));
+	return ret;
 }
 
 void eng_cm_mad_class_port_info(uint8_t resp_time_value,
