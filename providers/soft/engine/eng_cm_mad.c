@@ -342,7 +342,8 @@ static int body_decode(const struct cm_desc *d, const uint8_t *data, void *s)
 			memcpy(&len, (const uint8_t *)s + f->lenoff, 1);
 			if (len > f->width)
 				return -EINVAL;
-			memcpy((uint8_t *)s + f->coff, data + f->byte, f->width);
+			/* Only the valid bytes: what we decode we encode again. */
+			memcpy((uint8_t *)s + f->coff, data + f->byte, len);
 			break;
 		default:
 			len = f->width;
@@ -393,8 +394,9 @@ int eng_cm_mad_encode(const struct eng_cm_msg *msg, uint8_t *out, size_t out_len
 	hdr_encode(&msg->hdr, out);
 	if (d->attr_id == ENG_CM_ATTR_REQ)
 		alt = msg->u.req.has_alternate != 0;
-	/* A Get and an error GetResp carry no body. */
-	if (msg->hdr.method == ENG_CM_METHOD_GET || msg->hdr.status)
+	/* A Get and an error GetResp of ClassPortInfo carry no body. */
+	if (d->attr_id == ENG_CM_ATTR_CLASS_PORT_INFO &&
+	    (msg->hdr.method != ENG_CM_METHOD_GET_RESP || msg->hdr.status))
 		return 0;
 	return body_encode(d, &msg->u, alt, out + ENG_CM_MAD_HDR_SIZE);
 }

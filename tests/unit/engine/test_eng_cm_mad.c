@@ -215,6 +215,15 @@ static void test_eng_cm_mad__rej_ari(void **state)
 	assert_int_equal(eng_cm_mad_decode(b, sizeof(b), &d), 0);
 	assert_int_equal(d.u.rej.reason, 28);
 	assert_int_equal(d.u.rej.ari_len, 2);
+	/* Bytes past ari_len are not taken from the wire. */
+	b[H + 14] = 0xcc;
+	assert_int_equal(eng_cm_mad_decode(b, sizeof(b), &d), 0);
+	assert_int_equal(d.u.rej.ari[2], 0);
+	/* A CM message's body is sent whatever the header status says. */
+	m.hdr.status = 0x1c;
+	assert_int_equal(eng_cm_mad_encode(&m, b, sizeof(b)), 0);
+	assert_int_equal(b[H + 12], 0xaa);
+	m.hdr.status = 0;
 	/* An ARI length past the 72-byte field is refused. */
 	b[H + 9] = 73 << 1;
 	assert_int_equal(eng_cm_mad_decode(b, sizeof(b), &d), -EINVAL);
