@@ -178,8 +178,9 @@ static int timeout_step(struct eng_cm_conn *c, struct eng_cm_act *a)
 		to_idle(c, a, ENG_CM_UEV_UNREACHABLE, -ETIMEDOUT);
 		break;
 	default:
-		send_rej(a, ENG_CM_REJ_TIMEOUT, resend_state == ENG_CM_REQ_SENT ?
-			 ENG_CM_MSG_REF_REQ : ENG_CM_MSG_REF_REP);
+		/* As the kernel's: "other" (we reject no message of the
+		 * peer's), the caller puts our CA GUID in the ARI. */
+		send_rej(a, ENG_CM_REJ_TIMEOUT, ENG_CM_MSG_REF_OTHER);
 		to_idle(c, a, ENG_CM_UEV_UNREACHABLE, -ETIMEDOUT);
 		break;
 	}
@@ -222,6 +223,10 @@ static int ids_match(const struct eng_cm_conn *c, const struct eng_cm_msg *m)
 			return to == c->local_id;
 		break;
 	case ENG_CM_ATTR_REJ:
+		/* A peer giving up before it learnt our ID (REJ timeout). */
+		if (to == 0 && c->remote_id != 0 && from == c->remote_id)
+			return 1;
+		/* fall through */
 	case ENG_CM_ATTR_MRA:
 		if (to == c->local_id && c->remote_id == 0)
 			return 1;

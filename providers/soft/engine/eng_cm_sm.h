@@ -20,6 +20,13 @@
  * resends it (act.resend: the caller resends the bytes it kept) until
  * max_retries resends, then the connection gives up (UNREACHABLE, or
  * TIMEWAIT for a DREQ).  An MRA extends the wait by its service timeout.
+ *
+ * Building the messages is the caller's: for act.send == REJ with
+ * reason ENG_CM_REJ_TIMEOUT, put our CA GUID in the ARI (ari_len 8), and
+ * in REQ_RCVD a REJ's local comm ID is 0, as the kernel's cm_format_rej.
+ * A duplicate REQ in REP_SENT is answered with the REP at once (the
+ * kernel drops it and lets the REP's own retransmission answer): the
+ * caller should bound how often per connection.
  */
 #ifndef ENG_CM_SM_H
 #define ENG_CM_SM_H

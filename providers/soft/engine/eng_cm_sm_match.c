@@ -43,6 +43,19 @@ static struct eng_cm_conn *find_remote(const struct eng_cm_tab *t, uint64_t peer
 	return NULL;
 }
 
+static struct eng_cm_conn *find_peer_id(const struct eng_cm_tab *t, uint64_t peer,
+					uint32_t remote_id)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		struct eng_cm_conn *c = &t->conns[i];
+
+		if (in_use(c) && c->peer == peer && remote_id != 0 &&
+		    c->remote_id == remote_id)
+			return c;
+	}
+	return NULL;
+}
+
 static struct eng_cm_conn *find_qpn(const struct eng_cm_tab *t, uint64_t peer,
 				    uint32_t remote_qpn)
 {
@@ -159,6 +172,14 @@ int eng_cm_dispatch(const struct eng_cm_tab *t, const struct eng_cm_msg *msg,
 		return ENG_CM_DISP_DROP;
 	}
 	eng_cm_msg_ids(msg, &from, &to);
+	/* The kernel's active side gives up with a REJ "timeout" naming
+	 * only itself (remote comm ID 0, its CA GUID in the ARI): match it
+	 * by the sender's ID, as cm_acquire_rejected_id does. */
+	if (msg->hdr.attr_id == ENG_CM_ATTR_REJ && to == 0) {
+		c = find_peer_id(t, peer, from);
+		*ret_conn = c;
+		return c ? ENG_CM_DISP_CONN : ENG_CM_DISP_DROP;
+	}
 	c = find_local(t, peer, to);
 	if (c) {
 		*ret_conn = c;

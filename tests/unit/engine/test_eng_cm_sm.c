@@ -212,7 +212,7 @@ static void test_eng_cm_sm__req_lost(void **state)
 	assert_int_equal(a.act.event, ENG_CM_UEV_UNREACHABLE);
 	assert_int_equal(a.act.status, -ETIMEDOUT);
 	assert_int_equal(a.act.free, 1);
-	assert_int_equal(a.out.u.rej.msg_rejected, ENG_CM_MSG_REF_REQ);
+	assert_int_equal(a.out.u.rej.msg_rejected, ENG_CM_MSG_REF_OTHER);
 	/* That REJ reaching a listener which never saw the REQ: not its. */
 	rx(&p, &a.out);
 	assert_int_equal(p.act.drop, ENG_CM_DROP_ID);
@@ -267,6 +267,44 @@ static void test_eng_cm_sm__rep_and_rtu_lost(void **state)
 	assert_int_equal(p.c.state, ENG_CM_ESTABLISHED);
 }
 
+/* A kernel active side that gives up sends REJ "timeout" naming only
+ * itself (remote comm ID 0, its CA GUID in the ARI): it still reaches
+ * our passive connection waiting in REP_SENT. */
+static void test_eng_cm_sm__kernel_rej_timeout(void **state)
+{
+	struct side a, p;
+	struct eng_cm_conn conns[2];
+	struct eng_cm_tab tab = { conns, 2 };
+	struct eng_cm_conn *hit;
+	struct eng_cm_msg rej, w, reply;
+
+	(void)state;
+	init(&a, &p);
+	assert_int_equal(step(&a, ENG_CM_EV_CONNECT, NULL), 0);
+	rx(&p, &a.out);
+	assert_int_equal(step(&p, ENG_CM_EV_ACCEPT, NULL), 0);
+	memset(&rej, 0, sizeof(rej));
+	rej.hdr.method = ENG_CM_METHOD_SEND;
+	rej.hdr.attr_id = ENG_CM_ATTR_REJ;
+	rej.u.rej.local_comm_id = a.c.local_id;
+	rej.u.rej.msg_rejected = ENG_CM_MSG_REF_OTHER;
+	rej.u.rej.reason = ENG_CM_REJ_TIMEOUT;
+	rej.u.rej.ari_len = 8;
+	rej.u.rej.ari[7] = 0x01;
+	wire(&rej, &w);
+	memset(conns, 0, sizeof(conns));
+	conns[1] = p.c;
+	assert_int_equal(eng_cm_dispatch(&tab, &w, PEER_A, &hit, &reply),
+			 ENG_CM_DISP_CONN);
+	assert_ptr_equal(hit, &conns[1]);
+	assert_int_equal(eng_cm_dispatch(&tab, &w, 0x5555, &hit, &reply),
+			 ENG_CM_DISP_DROP);
+	rx(&p, &w);
+	assert_int_equal(p.act.event, ENG_CM_UEV_REJECTED);
+	assert_int_equal(p.act.status, ENG_CM_REJ_TIMEOUT);
+	assert_int_equal(p.c.state, ENG_CM_IDLE);
+}
+
 /* Every RTU lost, but data arrives: the passive side is established. */
 static void test_eng_cm_sm__rtu_lost_data_establishes(void **state)
 {
@@ -303,7 +341,7 @@ static void test_eng_cm_sm__rep_gives_up(void **state)
 	assert_int_equal(p.act.resend, 1);
 	assert_int_equal(step(&p, ENG_CM_EV_TIMEOUT, NULL), 0);
 	assert_int_equal(p.act.send, ENG_CM_ATTR_REJ);
-	assert_int_equal(p.act.msg_ref, ENG_CM_MSG_REF_REP);
+	assert_int_equal(p.act.msg_ref, ENG_CM_MSG_REF_OTHER);
 	assert_int_equal(p.act.event, ENG_CM_UEV_UNREACHABLE);
 	assert_int_equal(p.c.state, ENG_CM_IDLE);
 	/* The REJ reaches the active side, still waiting for a REP. */
@@ -688,6 +726,7 @@ int main(void)
 		cmocka_unit_test(test_eng_cm_sm__connect_disconnect),
 		cmocka_unit_test(test_eng_cm_sm__req_lost),
 		cmocka_unit_test(test_eng_cm_sm__rep_and_rtu_lost),
+		cmocka_unit_test(test_eng_cm_sm__kernel_rej_timeout),
 		cmocka_unit_test(test_eng_cm_sm__rtu_lost_data_establishes),
 		cmocka_unit_test(test_eng_cm_sm__rep_gives_up),
 		cmocka_unit_test(test_eng_cm_sm__mra),
