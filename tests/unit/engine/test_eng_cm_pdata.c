@@ -12,8 +12,17 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
+#include <rdma/rdma_cma.h>
 
 #include "providers/soft/engine/eng_cm_pdata.h"
+
+/* Our mirrors of librdmacm's values (Debian's header, or ours once it
+ * is in include/: both must agree). */
+_Static_assert((int)ENG_CM_PS_TCP == (int)RDMA_PS_TCP, "RDMA_PS_TCP");
+_Static_assert((int)ENG_CM_PS_UDP == (int)RDMA_PS_UDP, "RDMA_PS_UDP");
+_Static_assert((int)ENG_CM_PS_IB == (int)RDMA_PS_IB, "RDMA_PS_IB");
+_Static_assert((int)ENG_CM_PS_IPOIB == (int)RDMA_PS_IPOIB, "RDMA_PS_IPOIB");
+_Static_assert(ENG_CM_UDP_QKEY == RDMA_UDP_QKEY, "RDMA_UDP_QKEY");
 
 static void test_eng_cm_pdata__service_ids(void **state)
 {
