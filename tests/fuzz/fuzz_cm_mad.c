@@ -3,9 +3,10 @@
  * libFuzzer target: the IB CM MAD decoder (eng_cm_mad.c) fed arbitrary
  * bytes from an exact-length copy (ASan catches any read past it), then
  * what it accepts driven through comm-ID matching and the state machine
- * steps (eng_cm_sm*.c) of a small table: a listener, a passive
- * connection waiting for its RTU, an established one and an active one
- * waiting for its REP, as a QP1 receive path would.
+ * steps (eng_cm_sm*.c) of a small table (a listener and connections in
+ * the states that wait for a peer: REP_SENT, ESTABLISHED, REQ_SENT,
+ * MRA_REQ_SENT, DREQ_SENT, TIMEWAIT, SIDR_REQ_SENT), as a QP1 receive
+ * path would.
  * Invariants (abort = a report with the input):
  *  - decode -> encode -> decode gives the same message (what we accept
  *    we can send back unchanged);
@@ -29,13 +30,17 @@ static void broken(void)
 	abort();
 }
 
+static const uint8_t states[] = {
+	ENG_CM_LISTEN, ENG_CM_REP_SENT, ENG_CM_ESTABLISHED, ENG_CM_REQ_SENT,
+	ENG_CM_MRA_REQ_SENT, ENG_CM_DREQ_SENT, ENG_CM_TIMEWAIT,
+	ENG_CM_SIDR_REQ_SENT,
+};
+#define NCONN (sizeof(states) / sizeof(states[0]))
+
 static void table(struct eng_cm_conn *c)
 {
-	static const uint8_t states[4] = { ENG_CM_LISTEN, ENG_CM_REP_SENT,
-					   ENG_CM_ESTABLISHED, ENG_CM_REQ_SENT };
-
-	memset(c, 0, 4 * sizeof(*c));
-	for (int i = 0; i < 4; i++) {
+	memset(c, 0, NCONN * sizeof(*c));
+	for (int i = 0; i < (int)NCONN; i++) {
 		c[i].state = states[i];
 		c[i].local_id = 0x100u + (uint32_t)i;
 		c[i].remote_id = i ? 0x200u + (uint32_t)i : 0;
@@ -45,15 +50,16 @@ static void table(struct eng_cm_conn *c)
 		c[i].resp_ms = 10;
 		c[i].timewait_ms = 10;
 		c[i].peer = 1;
-		c[i].active = i == 3;
+		c[i].active = i == 3 || i == 7;
 	}
 	c[3].remote_id = 0;
+	c[7].remote_id = 0;
 }
 
 static void drive(const struct eng_cm_msg *m, uint64_t peer)
 {
-	struct eng_cm_conn conns[4];
-	struct eng_cm_tab tab = { conns, 4 };
+	struct eng_cm_conn conns[NCONN];
+	struct eng_cm_tab tab = { conns, NCONN };
 	struct eng_cm_conn *c = NULL;
 	struct eng_cm_event ev = { .type = ENG_CM_EV_RX, .msg = m };
 	struct eng_cm_act act;

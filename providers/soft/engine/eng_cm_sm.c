@@ -37,6 +37,7 @@ const char *eng_cm_state_name(uint8_t state)
 		"IDLE", "LISTEN", "REQ_SENT", "MRA_REQ_RCVD", "REP_RCVD",
 		"REQ_RCVD", "REP_SENT", "MRA_REP_RCVD", "ESTABLISHED",
 		"DREQ_SENT", "TIMEWAIT", "SIDR_REQ_SENT", "SIDR_REQ_RCVD",
+		"MRA_REQ_SENT", "MRA_REP_SENT",
 	};
 
 	return state < ENG_CM_STATE_MAX ? names[state] : "?";
@@ -78,6 +79,18 @@ static void send_rej(struct eng_cm_act *a, uint16_t reason, uint8_t ref)
 	a->msg_ref = ref;
 }
 
+/* Whether we owe the peer an answer to its REQ (REP or REJ) or to its
+ * REP (RTU or REJ), an MRA sent or not. */
+static int awaits_req_answer(const struct eng_cm_conn *c)
+{
+	return c->state == ENG_CM_REQ_RCVD || c->state == ENG_CM_MRA_REQ_SENT;
+}
+
+static int awaits_rep_answer(const struct eng_cm_conn *c)
+{
+	return c->state == ENG_CM_REP_RCVD || c->state == ENG_CM_MRA_REP_SENT;
+}
+
 static int user_step(struct eng_cm_conn *c, const struct eng_cm_event *ev,
 		     struct eng_cm_act *a)
 {
@@ -95,19 +108,29 @@ static int user_step(struct eng_cm_conn *c, const struct eng_cm_event *ev,
 		send_wait(c, a, ENG_CM_ATTR_SIDR_REQ, ENG_CM_SIDR_REQ_SENT);
 		return 0;
 	case ENG_CM_EV_ACCEPT:
-		if (c->state != ENG_CM_REQ_RCVD)
+		if (c->state != ENG_CM_REQ_RCVD && c->state != ENG_CM_MRA_REQ_SENT)
 			return -EINVAL;
 		send_wait(c, a, ENG_CM_ATTR_REP, ENG_CM_REP_SENT);
 		return 0;
 	case ENG_CM_EV_REJECT:
-		if (c->state != ENG_CM_REQ_RCVD && c->state != ENG_CM_REP_RCVD)
+		if (!awaits_req_answer(c) && !awaits_rep_answer(c))
 			return -EINVAL;
-		send_rej(a, ev->reason, c->state == ENG_CM_REQ_RCVD ?
+		send_rej(a, ev->reason, awaits_req_answer(c) ?
 			 ENG_CM_MSG_REF_REQ : ENG_CM_MSG_REF_REP);
 		to_idle(c, a, ENG_CM_UEV_NONE, 0);
 		return 0;
+	case ENG_CM_EV_MRA:
+		/* IBA 12.6.6: the peer keeps waiting instead of resending. */
+		if (c->state != ENG_CM_REQ_RCVD && c->state != ENG_CM_REP_RCVD)
+			return -EINVAL;
+		a->send = ENG_CM_ATTR_MRA;
+		a->msg_ref = c->state == ENG_CM_REQ_RCVD ? ENG_CM_MSG_REF_REQ :
+			     ENG_CM_MSG_REF_REP;
+		c->state = c->state == ENG_CM_REQ_RCVD ? ENG_CM_MRA_REQ_SENT :
+			   ENG_CM_MRA_REP_SENT;
+		return 0;
 	case ENG_CM_EV_READY:
-		if (c->state != ENG_CM_REP_RCVD)
+		if (!awaits_rep_answer(c))
 			return -EINVAL;
 		a->send = ENG_CM_ATTR_RTU;
 		a->event = ENG_CM_UEV_ESTABLISHED;
@@ -394,12 +417,22 @@ static void rx_other(struct eng_cm_conn *c, const struct eng_cm_msg *m,
 	switch (c->state) {
 	case ENG_CM_REP_RCVD:
 	case ENG_CM_REQ_RCVD:
-		if (attr == ENG_CM_ATTR_REJ)
+	case ENG_CM_MRA_REP_SENT:
+	case ENG_CM_MRA_REQ_SENT:
+		if (attr == ENG_CM_ATTR_REJ) {
 			to_idle(c, a, ENG_CM_UEV_REJECTED, m->u.rej.reason);
-		else if (attr == ENG_CM_ATTR_REP || attr == ENG_CM_ATTR_REQ)
+		} else if (attr == ENG_CM_ATTR_REP || attr == ENG_CM_ATTR_REQ) {
+			/* The peer resent: our MRA was lost, send it again
+			 * (the kernel's cm_dup_req_handler / dup_rep). */
+			if (c->state == ENG_CM_MRA_REQ_SENT || c->state == ENG_CM_MRA_REP_SENT) {
+				a->send = ENG_CM_ATTR_MRA;
+				a->msg_ref = c->state == ENG_CM_MRA_REQ_SENT ?
+					     ENG_CM_MSG_REF_REQ : ENG_CM_MSG_REF_REP;
+			}
 			a->drop = ENG_CM_DROP_DUP;
-		else
+		} else {
 			a->drop = ENG_CM_DROP_STATE;
+		}
 		break;
 	case ENG_CM_SIDR_REQ_SENT:
 		if (attr == ENG_CM_ATTR_SIDR_REP)

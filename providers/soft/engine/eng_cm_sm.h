@@ -50,6 +50,8 @@ enum eng_cm_state {
 	ENG_CM_TIMEWAIT,	/* IDs and QPN not reusable yet */
 	ENG_CM_SIDR_REQ_SENT,
 	ENG_CM_SIDR_REQ_RCVD,
+	ENG_CM_MRA_REQ_SENT,	/* we asked the active side to wait for our REP */
+	ENG_CM_MRA_REP_SENT,	/* we asked the passive side to wait for our RTU */
 	ENG_CM_STATE_MAX
 };
 
@@ -64,6 +66,7 @@ enum eng_cm_ev_type {
 	ENG_CM_EV_DATA,		/* passive, REP_SENT: first packet on the QP */
 	ENG_CM_EV_TIMEOUT,	/* the connection's timer fired */
 	ENG_CM_EV_RX,		/* a decoded message matched to this connection */
+	ENG_CM_EV_MRA,		/* REQ_RCVD / REP_RCVD: answer later, send an MRA */
 };
 
 /* What the user is told (mapped to RDMA_CM_EVENT_* by the CM service). */

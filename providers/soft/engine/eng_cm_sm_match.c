@@ -56,6 +56,24 @@ static struct eng_cm_conn *find_peer_id(const struct eng_cm_tab *t, uint64_t pee
 	return NULL;
 }
 
+/* The states in which a peer's QPN is bound to a connection of ours. */
+static int holds_qpn(uint8_t state)
+{
+	switch (state) {
+	case ENG_CM_REQ_RCVD:
+	case ENG_CM_MRA_REQ_SENT:
+	case ENG_CM_REP_SENT:
+	case ENG_CM_MRA_REP_RCVD:
+	case ENG_CM_REP_RCVD:
+	case ENG_CM_MRA_REP_SENT:
+	case ENG_CM_ESTABLISHED:
+	case ENG_CM_DREQ_SENT:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static struct eng_cm_conn *find_qpn(const struct eng_cm_tab *t, uint64_t peer,
 				    uint32_t remote_qpn)
 {
@@ -63,7 +81,7 @@ static struct eng_cm_conn *find_qpn(const struct eng_cm_tab *t, uint64_t peer,
 		struct eng_cm_conn *c = &t->conns[i];
 
 		if (c->peer == peer && c->remote_qpn == remote_qpn &&
-		    c->state >= ENG_CM_REQ_RCVD && c->state <= ENG_CM_DREQ_SENT)
+		    holds_qpn(c->state))
 			return c;
 	}
 	return NULL;

@@ -63,6 +63,12 @@ static void build(const struct eng_cm_conn *c, const struct eng_cm_act *a,
 		m->u.rej.reason = a->rej_reason;
 		m->u.rej.msg_rejected = a->msg_ref;
 		break;
+	case ENG_CM_ATTR_MRA:
+		m->u.mra.local_comm_id = c->local_id;
+		m->u.mra.remote_comm_id = c->remote_id;
+		m->u.mra.msg_mraed = a->msg_ref;
+		m->u.mra.service_timeout = 20;
+		break;
 	case ENG_CM_ATTR_DREQ:
 		m->u.dreq.local_comm_id = c->local_id;
 		m->u.dreq.remote_comm_id = c->remote_id;
@@ -385,6 +391,63 @@ static void test_eng_cm_sm__mra(void **state)
 	assert_int_equal(step(&p, ENG_CM_EV_ACCEPT, NULL), 0);
 	rx(&a, &p.out);
 	assert_int_equal(a.c.state, ENG_CM_REP_RCVD);
+}
+
+/* We ask for time: the passive side MRAs the REQ (its MRA is lost once:
+ * the resent REQ gets it again), the active side MRAs the REP; both
+ * peers then wait instead of giving up. */
+static void test_eng_cm_sm__mra_sent(void **state)
+{
+	struct side a, p;
+
+	(void)state;
+	init(&a, &p);
+	assert_int_equal(step(&a, ENG_CM_EV_CONNECT, NULL), 0);
+	rx(&p, &a.out);
+	assert_int_equal(step(&p, ENG_CM_EV_MRA, NULL), 0);
+	assert_int_equal(p.act.send, ENG_CM_ATTR_MRA);
+	assert_int_equal(p.c.state, ENG_CM_MRA_REQ_SENT);
+	assert_int_equal(p.out.u.mra.msg_mraed, ENG_CM_MSG_REF_REQ);
+	/* Lost; the REQ is resent and answered with the MRA again. */
+	assert_int_equal(step(&a, ENG_CM_EV_TIMEOUT, NULL), 0);
+	rx(&p, &a.out);
+	assert_int_equal(p.act.drop, ENG_CM_DROP_DUP);
+	assert_int_equal(p.act.send, ENG_CM_ATTR_MRA);
+	rx(&a, &p.out);
+	assert_int_equal(a.c.state, ENG_CM_MRA_REQ_RCVD);
+	assert_int_equal(a.act.timer_ms, 4096 + 100);
+	assert_int_equal(step(&p, ENG_CM_EV_MRA, NULL), -EINVAL);
+	assert_int_equal(step(&p, ENG_CM_EV_ACCEPT, NULL), 0);
+	assert_int_equal(p.c.state, ENG_CM_REP_SENT);
+	rx(&a, &p.out);
+	assert_int_equal(a.c.state, ENG_CM_REP_RCVD);
+	/* The active side's QP takes long: MRA the REP. */
+	assert_int_equal(step(&a, ENG_CM_EV_MRA, NULL), 0);
+	assert_int_equal(a.c.state, ENG_CM_MRA_REP_SENT);
+	assert_int_equal(a.out.u.mra.msg_mraed, ENG_CM_MSG_REF_REP);
+	rx(&p, &a.out);
+	assert_int_equal(p.c.state, ENG_CM_MRA_REP_RCVD);
+	assert_int_equal(p.act.timer_ms, 4096 + eng_cm_time_ms(16));
+	/* The REP is resent after the extended wait: MRA again. */
+	assert_int_equal(step(&p, ENG_CM_EV_TIMEOUT, NULL), 0);
+	assert_int_equal(p.act.resend, 1);
+	rx(&a, &p.out);
+	assert_int_equal(a.act.send, ENG_CM_ATTR_MRA);
+	assert_int_equal(a.act.drop, ENG_CM_DROP_DUP);
+	assert_int_equal(step(&a, ENG_CM_EV_READY, NULL), 0);
+	assert_int_equal(a.c.state, ENG_CM_ESTABLISHED);
+	rx(&p, &a.out);
+	assert_int_equal(p.c.state, ENG_CM_ESTABLISHED);
+
+	/* Rejecting after an MRA names the message MRAed. */
+	init(&a, &p);
+	assert_int_equal(step(&a, ENG_CM_EV_CONNECT, NULL), 0);
+	rx(&p, &a.out);
+	assert_int_equal(step(&p, ENG_CM_EV_MRA, NULL), 0);
+	assert_int_equal(step(&p, ENG_CM_EV_REJECT, NULL), 0);
+	assert_int_equal(p.act.msg_ref, ENG_CM_MSG_REF_REQ);
+	assert_int_equal(p.c.state, ENG_CM_IDLE);
+	assert_string_equal(eng_cm_state_name(ENG_CM_MRA_REP_SENT), "MRA_REP_SENT");
 }
 
 static void test_eng_cm_sm__reject(void **state)
@@ -730,6 +793,7 @@ int main(void)
 		cmocka_unit_test(test_eng_cm_sm__rtu_lost_data_establishes),
 		cmocka_unit_test(test_eng_cm_sm__rep_gives_up),
 		cmocka_unit_test(test_eng_cm_sm__mra),
+		cmocka_unit_test(test_eng_cm_sm__mra_sent),
 		cmocka_unit_test(test_eng_cm_sm__reject),
 		cmocka_unit_test(test_eng_cm_sm__wrong_ids_and_order),
 		cmocka_unit_test(test_eng_cm_sm__disconnect_races),
