@@ -10,13 +10,15 @@
  * Invariants (abort = a report with the input):
  *  - decode -> encode -> decode gives the same message (what we accept
  *    we can send back unchanged);
- *  - a step on a matched message never fails and leaves a valid state;
+ *  - a step on a matched message never fails and leaves a valid state,
+ *    and what it asks to send builds (eng_cm_build) and encodes;
  *  - a reply built for an unmatched message encodes.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "providers/soft/engine/eng_cm_build.h"
 #include "providers/soft/engine/eng_cm_mad.h"
 #include "providers/soft/engine/eng_cm_pdata.h"
 #include "providers/soft/engine/eng_cm_sm.h"
@@ -56,6 +58,20 @@ static void table(struct eng_cm_conn *c)
 	c[7].remote_id = 0;
 }
 
+/* Whatever a step asks to send can be built and encoded. */
+static void answer(const struct eng_cm_conn *c, const struct eng_cm_act *act)
+{
+	static const struct eng_cm_params p = { .path_mtu = 5,
+						.path = { .hop_limit = 64 } };
+	uint8_t b[ENG_CM_MAD_SIZE];
+
+	if (!act->send)
+		return;
+	if (eng_cm_build(c, act, &p, &reply) != 0 ||
+	    eng_cm_mad_encode(&reply, b, sizeof(b)) != 0)
+		broken();
+}
+
 static void drive(const struct eng_cm_msg *m, uint64_t peer)
 {
 	struct eng_cm_conn conns[NCONN];
@@ -79,10 +95,12 @@ static void drive(const struct eng_cm_msg *m, uint64_t peer)
 		return;
 	if (eng_cm_step(c, &ev, &act) != 0 || c->state >= ENG_CM_STATE_MAX)
 		broken();
+	answer(c, &act);
 	/* Then the connection's timer, as the loop would fire it. */
 	ev.type = ENG_CM_EV_TIMEOUT;
 	if (eng_cm_step(c, &ev, &act) != 0 || c->state >= ENG_CM_STATE_MAX)
 		broken();
+	answer(c, &act);
 }
 
 static void one(const uint8_t *data, size_t size)

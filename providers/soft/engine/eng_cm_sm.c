@@ -495,6 +495,11 @@ int eng_cm_step(struct eng_cm_conn *c, const struct eng_cm_event *ev,
 			act->drop = ENG_CM_DROP_ID;
 			return 0;
 		}
+		/* What we send in answer carries the asker's transaction. */
+		if (ev->msg->hdr.attr_id == ENG_CM_ATTR_REQ ||
+		    ev->msg->hdr.attr_id == ENG_CM_ATTR_SIDR_REQ ||
+		    ev->msg->hdr.attr_id == ENG_CM_ATTR_DREQ)
+			c->tid = ev->msg->hdr.tid;
 		return rx_step(c, ev->msg, act);
 	default:
 		return user_step(c, ev, act);

@@ -109,6 +109,10 @@ struct eng_cm_conn {
 	uint32_t remote_qpn;
 	uint32_t resp_ms;	/* wait for an answer before resending */
 	uint32_t timewait_ms;
+	uint64_t tid;		/* of the exchange in progress: the step copies
+				 * it from a received REQ, SIDR_REQ or DREQ (our
+				 * answers reuse it); the caller sets a fresh one
+				 * before CONNECT, SIDR_RESOLVE and DISCONNECT */
 };
 
 struct eng_cm_event {

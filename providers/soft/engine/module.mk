@@ -181,7 +181,7 @@ HEADERS_CHECK += \
 $(eval $(call unit_test,test_eng_cm_pdata,tests/unit/engine/test_eng_cm_pdata.c,$(call objs,providers/soft/engine/eng_cm_pdata.c),))
 HEADERS_CHECK += \
 	providers/soft/engine/eng_cm_sm.h
-ENG_CM_SM_OBJS := $(call objs,providers/soft/engine/eng_cm_sm.c providers/soft/engine/eng_cm_sm_match.c)
+ENG_CM_SM_OBJS := $(call objs,providers/soft/engine/eng_cm_sm.c providers/soft/engine/eng_cm_sm_match.c providers/soft/engine/eng_cm_build.c)
 $(eval $(call unit_test,test_eng_cm_sm,tests/unit/engine/test_eng_cm_sm.c,$(ENG_CM_SM_OBJS) $(ENG_CM_OBJS),))
 
 # Our CM MADs as files, for tshark's cross-check (tests/integration/cm_mad_tshark.sh).
@@ -191,3 +191,6 @@ $(CM_MAD_VECTORS): $(call objs,tests/integration/cm/cm_mad_vectors.c providers/s
 	$(CC) $(BASE_LDFLAGS) -o $@ $^
 
 ALL_TARGETS += $(CM_MAD_VECTORS)
+HEADERS_CHECK += \
+	providers/soft/engine/eng_cm_build.h
+$(eval $(call unit_test,test_eng_cm_build,tests/unit/engine/test_eng_cm_build.c,$(ENG_CM_SM_OBJS) $(ENG_CM_OBJS),))

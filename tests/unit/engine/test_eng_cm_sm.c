@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "providers/soft/engine/eng_cm_build.h"
 #include "providers/soft/engine/eng_cm_mad.h"
 #include "providers/soft/engine/eng_cm_sm.h"
 
@@ -29,67 +30,23 @@ struct side {
 	int sent;
 };
 
-/* Build the message c's step asked for, as the CM service would. */
+/* The parameters every connection of these scripts negotiated. */
+static const struct eng_cm_params params = {
+	.service_id = 0x01064e21,
+	.local_ca_guid = 0x0202c9fffe000001ull,
+	.qkey = 0x01234567,
+	.local_cm_response_timeout = 16,
+	.remote_cm_response_timeout = 16,
+	.path_mtu = 5,
+	.service_timeout = 20,
+	.path = { .hop_limit = 64 },
+};
+
+/* Build the message c's step asked for, as the CM service does. */
 static void build(const struct eng_cm_conn *c, const struct eng_cm_act *a,
 		  struct eng_cm_msg *m)
 {
-	memset(m, 0, sizeof(*m));
-	m->hdr.method = ENG_CM_METHOD_SEND;
-	m->hdr.attr_id = a->send;
-	m->hdr.tid = c->local_id;
-	switch (a->send) {
-	case ENG_CM_ATTR_REQ:
-		m->u.req.local_comm_id = c->local_id;
-		m->u.req.service_id = 0x01064e21;
-		m->u.req.local_qpn = c->local_qpn;
-		m->u.req.local_cm_response_timeout = 16;
-		m->u.req.remote_cm_response_timeout = 16;
-		m->u.req.max_cm_retries = c->max_retries;
-		m->u.req.path_mtu = 5;
-		m->u.req.primary.hop_limit = 64;
-		break;
-	case ENG_CM_ATTR_REP:
-		m->u.rep.local_comm_id = c->local_id;
-		m->u.rep.remote_comm_id = c->remote_id;
-		m->u.rep.local_qpn = c->local_qpn;
-		break;
-	case ENG_CM_ATTR_RTU:
-		m->u.rtu.local_comm_id = c->local_id;
-		m->u.rtu.remote_comm_id = c->remote_id;
-		break;
-	case ENG_CM_ATTR_REJ:
-		m->u.rej.local_comm_id = c->local_id;
-		m->u.rej.remote_comm_id = c->remote_id;
-		m->u.rej.reason = a->rej_reason;
-		m->u.rej.msg_rejected = a->msg_ref;
-		break;
-	case ENG_CM_ATTR_MRA:
-		m->u.mra.local_comm_id = c->local_id;
-		m->u.mra.remote_comm_id = c->remote_id;
-		m->u.mra.msg_mraed = a->msg_ref;
-		m->u.mra.service_timeout = 20;
-		break;
-	case ENG_CM_ATTR_DREQ:
-		m->u.dreq.local_comm_id = c->local_id;
-		m->u.dreq.remote_comm_id = c->remote_id;
-		m->u.dreq.remote_qpn = c->remote_qpn;
-		break;
-	case ENG_CM_ATTR_DREP:
-		m->u.drep.local_comm_id = c->local_id;
-		m->u.drep.remote_comm_id = c->remote_id;
-		break;
-	case ENG_CM_ATTR_SIDR_REQ:
-		m->u.sidr_req.request_id = c->local_id;
-		m->u.sidr_req.service_id = 0x01111c06;
-		break;
-	case ENG_CM_ATTR_SIDR_REP:
-		m->u.sidr_rep.request_id = c->remote_id;
-		m->u.sidr_rep.qpn = c->local_qpn;
-		m->u.sidr_rep.qkey = 0x01234567;
-		break;
-	default:
-		fail_msg("unexpected send %u", a->send);
-	}
+	assert_int_equal(eng_cm_build(c, a, &params, m), 0);
 }
 
 /* Through the wire format and back. */
