@@ -31,6 +31,14 @@ uint32_t eng_cm_resp_ms(uint8_t peer_resp_timeout, uint8_t packet_life)
 	return 2u * eng_cm_time_ms(packet_life) + eng_cm_time_ms(peer_resp_timeout);
 }
 
+uint32_t eng_cm_timewait_ms(uint8_t packet_life)
+{
+	/* cm_init_av_by_path: av.timeout = packet life + 1; the timewait
+	 * lasts that long (cm_enter_timewait). */
+	packet_life &= 0x1f;
+	return eng_cm_time_ms(packet_life < 0x1f ? packet_life + 1 : 0x1f);
+}
+
 const char *eng_cm_state_name(uint8_t state)
 {
 	static const char *const names[ENG_CM_STATE_MAX] = {

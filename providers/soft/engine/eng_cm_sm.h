@@ -147,6 +147,11 @@ uint32_t eng_cm_time_ms(uint8_t t);
  * timeout: 2 * packet life + the peer's CM response time, as the kernel. */
 uint32_t eng_cm_resp_ms(uint8_t peer_resp_timeout, uint8_t packet_life);
 
+/* How long a connection stays in TIMEWAIT for a path's packet life
+ * time (5 bits): as the kernel, twice it (one more power of two), so no
+ * packet of the old connection can reach a new one with its IDs/QPN. */
+uint32_t eng_cm_timewait_ms(uint8_t packet_life);
+
 const char *eng_cm_state_name(uint8_t state);
 
 /* Comm-ID matching over a caller-owned table (slots in state IDLE are

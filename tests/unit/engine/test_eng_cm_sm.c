@@ -736,6 +736,8 @@ static void test_eng_cm_sm__times(void **state)
 	assert_int_equal(eng_cm_time_ms(31), 1u << 23);
 	assert_int_equal(eng_cm_time_ms(0xff), 1u << 23);
 	assert_int_equal(eng_cm_resp_ms(20, 18), 4096 + 2 * 1024);
+	assert_int_equal(eng_cm_timewait_ms(16), 512);	/* RoCE's default life */
+	assert_int_equal(eng_cm_timewait_ms(31), 1u << 23);
 	assert_string_equal(eng_cm_state_name(ENG_CM_TIMEWAIT), "TIMEWAIT");
 	assert_string_equal(eng_cm_state_name(200), "?");
 }
