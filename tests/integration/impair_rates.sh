@@ -6,7 +6,8 @@
 # counters show those rates, and the receiver sees the same thing from its
 # side (datagrams missing, repeated, out of order; corrupted ones dropped
 # by the kernel's UDP checksum: UdpInCsumErrors).  A TCP transfer through
-# the same impaired link still arrives whole; a delay shows in the RTT.
+# the same impaired link still arrives whole; a delay shows in the RTT;
+# the link unplugged and plugged back carries traffic again.
 . "$PV_ROOT/tests/lib/nodes.sh"
 topo_init
 need_cmd /usr/bin/python3 busybox
@@ -118,4 +119,12 @@ rtt=$(topo_exec a busybox ping -c 3 -W 2 "$B" | sed -n 's/.*min\/avg\/max = \([0
 awk -v r="$rtt" 'BEGIN { exit !(r >= 40 && r < 400) }' ||
 	fail "RTT min $rtt ms through a link delayed 20 ms each way"
 echo "delay=20000 each way: ping RTT min $rtt ms"
+
+# Unplugged and plugged back, the link carries traffic again.
+wire_link down
+pod_reaches a b && fail "a reaches b with the wire unplugged"
+wire_link up
+wait_until 5 pod_reaches a b || fail "a does not reach b once the wire is back"
+pid_alive "$(wire_impair_pid)" || fail "pv-impair did not survive the unplugged link"
+echo "unplugged and back: pv-impair forwards again ($(wire_stats ba txerr) frames could not go to the unplugged end)"
 echo PASS
