@@ -89,8 +89,8 @@ between "$reorder" $((kept * 5 * 80 / 10000)) $((kept * 5 * 120 / 10000)) ||
 	fail "reorder: $reorder of $kept, not 5 % +- 20 %"
 between "$dup" $((kept * 65 / 10000)) $((kept * 135 / 10000)) ||
 	fail "dup: $dup of $kept, not 1 % +- 35 %"
-between "$corrupt" $((kept * 4 / 10000)) $((kept * 20 / 10000)) ||
-	fail "corrupt: $corrupt of $kept, not 0.1 % (0.04..0.2 %)"
+between "$corrupt" $((kept * 2 / 10000)) $((kept * 20 / 10000)) ||
+	fail "corrupt: $corrupt of $kept, not 0.1 % (0.02..0.2 %)"
 [ "$tx" = $((kept + dup)) ] || fail "tx $tx != received $rx - dropped $drop + duplicated $dup"
 echo "rates: loss $drop/$rx, reorder $reorder/$kept, dup $dup/$kept, corrupt $corrupt/$kept"
 
@@ -102,7 +102,9 @@ between "$total" $((tx - csum - 20)) $((tx - csum)) ||
 	fail "receiver got $total datagrams, pv-impair sent $tx ($csum bad checksums)"
 [ "$dups" -gt 0 ] && [ "$dups" -le "$dup" ] || fail "receiver saw $dups repeats for $dup duplicated"
 [ "$late" -gt $((reorder / 2)) ] || fail "receiver saw $late late datagrams for $reorder held back"
-between $((N - uniq)) "$drop" $((drop + csum + 20)) ||
+# (Frames other than the datagrams, ARP and the like, may be among those
+# dropped or not: 20 of slack.)
+between $((N - uniq)) $((drop - 20)) $((drop + csum + 20)) ||
 	fail "$((N - uniq)) datagrams never arrived; $drop dropped, $csum bad checksums"
 echo "receiver agrees: $((N - uniq)) missing, $dups repeated, $late late, $csum bad checksums"
 
