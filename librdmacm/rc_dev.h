@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/* The process's open verbs contexts (rc_devices.c) and GID look-ups. */
+#ifndef RC_DEV_H
+#define RC_DEV_H
+
+#include <sys/socket.h>
+#include <infiniband/verbs.h>
+
+/* Every device context, opened once; *out stays valid for the process. */
+int rc_dev_snapshot(struct ibv_context ***out, int *num);
+
+#endif /* RC_DEV_H */
