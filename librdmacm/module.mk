@@ -4,10 +4,15 @@
 # objects an id carries are that library's).
 
 RC_SRCS := \
+	librdmacm/rc_addr.c \
 	librdmacm/rc_addrinfo.c \
-	librdmacm/rc_cm_stub.c \
+	librdmacm/rc_chan.c \
 	librdmacm/rc_cm_todo.c \
+	librdmacm/rc_conn.c \
 	librdmacm/rc_devices.c \
+	librdmacm/rc_event.c \
+	librdmacm/rc_id.c \
+	librdmacm/rc_qp.c \
 	librdmacm/rc_rsocket.c \
 	librdmacm/rc_strings.c \
 	librdmacm/rc_unimpl.c
@@ -39,4 +44,7 @@ install-librdmacm: $(LIBRDMACM)
 ALL_TARGETS += $(LIBRDMACM) $(LIBDIR_B)/librdmacm.so
 INSTALL_TARGETS += install-librdmacm
 PC_FILES += $(BUILD)/pkgconfig/librdmacm.pc
-HEADERS_CHECK += librdmacm/rc_core.h librdmacm/rc_dev.h
+HEADERS_CHECK += librdmacm/rc_core.h librdmacm/rc_dev.h librdmacm/rc_cm.h
+HEADERS_CHECK += include/rdma/rdma_cma.h include/rdma/rdma_verbs.h \
+	include/rdma/rsocket.h include/infiniband/sa.h
+HEADERS_CHECK += providers/soft/pv-soft-cm-abi.h

@@ -9,4 +9,7 @@
 /* Every device context, opened once; *out stays valid for the process. */
 int rc_dev_snapshot(struct ibv_context ***out, int *num);
 
+/* ctx's default PD (made once), or NULL. */
+struct ibv_pd *rc_dev_pd(struct ibv_context *ctx);
+
 #endif /* RC_DEV_H */

@@ -15,6 +15,7 @@
 
 static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ibv_context **dev_ctx;	/* NULL-terminated once opened */
+static struct ibv_pd **dev_pd;		/* each device's default PD */
 static int dev_num;
 
 /* Opens every device once; devices that fail to open are left out. */
@@ -29,7 +30,12 @@ static int open_all(void)
 	if (list == NULL)
 		return -errno;
 	dev_ctx = calloc((size_t)n + 1, sizeof(*dev_ctx));
-	if (dev_ctx == NULL) {
+	dev_pd = calloc((size_t)n + 1, sizeof(*dev_pd));
+	if (dev_ctx == NULL || dev_pd == NULL) {
+		free(dev_ctx);
+		free(dev_pd);
+		dev_ctx = NULL;
+		dev_pd = NULL;
 		ibv_free_device_list(list);
 		return -ENOMEM;
 	}
@@ -55,6 +61,25 @@ int rc_dev_snapshot(struct ibv_context ***out, int *num)
 	}
 	pthread_mutex_unlock(&dev_lock);
 	return ret;
+}
+
+/* As rdma-core's librdmacm: an id given no PD uses its device's, made
+ * once and kept like the context. */
+struct ibv_pd *rc_dev_pd(struct ibv_context *ctx)
+{
+	struct ibv_pd *pd = NULL;
+
+	pthread_mutex_lock(&dev_lock);
+	for (int i = 0; dev_ctx && i < dev_num; i++) {
+		if (dev_ctx[i] != ctx)
+			continue;
+		if (!dev_pd[i])
+			dev_pd[i] = ibv_alloc_pd(ctx);
+		pd = dev_pd[i];
+		break;
+	}
+	pthread_mutex_unlock(&dev_lock);
+	return pd;
 }
 
 RC_EXPORT struct ibv_context **rdma_get_devices(int *num_devices)

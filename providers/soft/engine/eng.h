@@ -30,6 +30,8 @@ struct eng;
 struct eng_state;
 struct eng_dp_ctx;
 struct eng_dp_sched;
+struct eng_cm;
+struct eng_cm_conn;
 
 /* Something in the epoll set; ready() runs with the epoll events. */
 struct eng_pollable {
@@ -115,6 +117,7 @@ struct eng_conn {
 	uint32_t count[ENG_OBJ_KINDS];
 	struct eng_dp_ctx *dp;		/* rings and doorbell (CTX_MAP) */
 	struct eng_quota quota;		/* its share of dev->quota */
+	struct eng_cm_conn *cm;		/* CM_OPEN's event channel (eng_cm.h) */
 };
 
 struct eng {
@@ -158,6 +161,7 @@ struct eng {
 	 * owned before the restart, held for it until it is back. */
 	const struct eng_gid_holder *gid_reserved;
 	uint32_t ngid_reserved;
+	struct eng_cm *cm;		/* CM ids (eng_cm.h); NULL before any */
 };
 
 /*

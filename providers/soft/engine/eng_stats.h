@@ -66,7 +66,18 @@
 	X(hello_ns_proven)		\
 	X(hello_ns_refused)		\
 	X(clients_rejected_ns)		\
-	X(clients_unproven_expired)
+	X(clients_unproven_expired)	\
+	X(cm_ids_created)		\
+	X(cm_ids_live)			\
+	X(cm_bad_requests)		\
+	X(cm_events_sent)		\
+	X(cm_events_dropped)		\
+	X(cm_connects)			\
+	X(cm_established)		\
+	X(cm_rejects)			\
+	X(cm_no_listener)		\
+	X(cm_backlog_full)		\
+	X(cm_disconnects)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,

@@ -5,6 +5,9 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_admin.c \
 	providers/soft/engine/eng_admission.c \
 	providers/soft/engine/eng_caps.c \
+	providers/soft/engine/eng_cm_conn.c \
+	providers/soft/engine/eng_cm_core.c \
+	providers/soft/engine/eng_cm_id.c \
 	providers/soft/engine/eng_cq.c \
 	providers/soft/engine/eng_ctx.c \
 	providers/soft/engine/eng_device.c \
@@ -168,3 +171,4 @@ ALL_TARGETS += $(SEC_ATTACK)
 # The IPC ABI's mirrors of verbs values and the engine's limit-shaped
 # constants, checked against what they mirror (no objects: all constants).
 $(eval $(call unit_test,test_eng_values,tests/unit/engine/test_eng_values.c,,))
+HEADERS_CHECK += providers/soft/engine/eng_cm.h
