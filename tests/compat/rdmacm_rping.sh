@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Debian's unmodified rdmacm-utils between two pods on one engine, over
 # our librdmacm.so.1 and libibverbs.so.1 (same-node CM): rping with data
-# verification, ucmatose with several connections, rdma_server/rdma_client
-# (synchronous ids, rdma_create_ep), and a connect with no listener.
+# verification, ucmatose with several connections, udaddy (SIDR), perftest
+# with -R, and a connect with no listener; no CM state is left behind.
 set -u
 . "$PV_ROOT/tests/lib/pods.sh"
 need_cmd rping
@@ -70,6 +70,28 @@ if cm_case ucmatose 60 "ucmatose -c 4 -C 10" \
 		case_fail ucmatose "no completion lines"
 	fi
 fi
+
+# UD over SIDR (RDMA_PS_UDP): udaddy's default is one connection.
+if cm_case udaddy 30 "udaddy" "udaddy -s $POD_B_IP"; then
+	grep -q 'data transfers complete' "$TMP/udaddy.cli" &&
+	grep -q 'data transfers complete' "$TMP/udaddy.srv" &&
+		case_ok "udaddy: SIDR, UD sends both ways" ||
+		case_fail udaddy "no completion lines"
+fi
+
+# perftest connecting through the CM (-R).
+for t in ib_send_bw ib_write_bw ib_read_bw; do
+	command -v $t >/dev/null || continue
+	if cm_case "$t-R" 60 "$t -R -d $POD_DEV -n 1000" \
+		   "$t -R -d $POD_DEV -n 1000 $POD_B_IP"; then
+		bw=$(awk '$1 == 65536 && $2 == 1000 { print $4 }' "$TMP/$t-R.cli")
+		if [ -n "$bw" ]; then
+			case_ok "$t -R: $bw MB/s average"
+		else
+			case_fail "$t-R" "no result line"
+		fi
+	fi
+done
 
 # rdma_server/rdma_client are left out: their buffers are static arrays,
 # which our libibverbs cannot register (file-backed pages: EOPNOTSUPP).
