@@ -172,3 +172,4 @@ ALL_TARGETS += $(SEC_ATTACK)
 # constants, checked against what they mirror (no objects: all constants).
 $(eval $(call unit_test,test_eng_values,tests/unit/engine/test_eng_values.c,,))
 HEADERS_CHECK += providers/soft/engine/eng_cm.h
+$(eval $(call unit_test,test_eng_cm,tests/unit/engine/test_eng_cm.c,$(ENG_DEPS),$(NETNS_LIBS)))
