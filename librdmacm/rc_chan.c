@@ -72,14 +72,24 @@ err_free:
 	return ret;
 }
 
+/*
+ * A thread may still be blocked reading the channel (rping's CM thread
+ * is, when its main thread destroys the channel).  On the kernel's
+ * rdma_cm fd that read never returns; here the engine's hangup would end
+ * it, so it sees `closing` and blocks for good instead (rc_event_read),
+ * and the struct it uses stays allocated.
+ */
 void rc_chan_close(struct rc_chan *ch)
 {
 	if (!ch)
 		return;
+	atomic_store(&ch->closing, true);
 	close(ch->pub.fd);
 	close(ch->ctl);
-	pthread_mutex_destroy(&ch->lock);
-	free(ch);
+	if (atomic_load(&ch->readers) == 0) {
+		pthread_mutex_destroy(&ch->lock);
+		free(ch);
+	}
 }
 
 int rc_call(struct rc_chan *ch, uint16_t op, const void *req, uint32_t len,

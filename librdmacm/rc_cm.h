@@ -10,6 +10,7 @@
 #define RC_CM_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -25,6 +26,8 @@ struct rc_chan {
 	uint32_t seq;
 	pthread_mutex_t lock;		/* ctl calls and the id list */
 	struct rc_id *ids;		/* by handle (a list: few per channel) */
+	atomic_int readers;		/* threads inside rc_event_read */
+	atomic_bool closing;		/* rdma_destroy_event_channel began */
 };
 
 struct rc_event {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "librdmacm/rc_cm.h"
 #include "librdmacm/rc_core.h"
@@ -143,7 +144,7 @@ static int convert(struct rc_chan *ch, const struct pv_cm_event *ev,
 	return 0;
 }
 
-int rc_event_read(struct rc_chan *ch, struct rc_event **out)
+static int read_one(struct rc_chan *ch, struct rc_event **out)
 {
 	struct pv_cm_event ev;
 	ssize_t n;
@@ -151,6 +152,9 @@ int rc_event_read(struct rc_chan *ch, struct rc_event **out)
 
 	for (;;) {
 		n = recv(ch->pub.fd, &ev, sizeof(ev), 0);
+		if (atomic_load(&ch->closing))
+			for (;;)
+				pause();	/* as on a destroyed rdma_cm fd */
 		if (n < 0)
 			return -errno;
 		if (n == 0)
@@ -162,6 +166,16 @@ int rc_event_read(struct rc_chan *ch, struct rc_event **out)
 			return ret;
 		/* An id destroyed here before its event came: dropped. */
 	}
+}
+
+int rc_event_read(struct rc_chan *ch, struct rc_event **out)
+{
+	int ret;
+
+	atomic_fetch_add(&ch->readers, 1);
+	ret = read_one(ch, out);
+	atomic_fetch_sub(&ch->readers, 1);
+	return ret;
 }
 
 static struct rc_event *pop(struct rc_id *id)

@@ -93,6 +93,28 @@ for t in ib_send_bw ib_write_bw ib_read_bw; do
 	fi
 done
 
+# cmtime: 100 connections set up and torn down at once; its server
+# never exits by itself.
+if command -v cmtime >/dev/null; then
+	in_pod b timeout 60 cmtime -b "$POD_B_IP" -c 100 >"$TMP/cmtime.srv" 2>&1 &
+	CT_SRV=$!
+	sleep 0.5
+	in_pod a timeout 60 cmtime -s "$POD_B_IP" -c 100 >"$TMP/cmtime.cli" 2>&1
+	ct_rc=$?
+	ct_tool=$(pair_tool "$CT_SRV" cmtime)
+	[ -n "$ct_tool" ] && kill "$ct_tool"
+	stop_pid "$CT_SRV"
+	conn=$(awk '$1 == "connect" { print $NF }' "$TMP/cmtime.cli")
+	if [ "$ct_rc" = 0 ] && [ -n "$conn" ] &&
+	   ! grep -q REJECTED "$TMP/cmtime.cli"; then
+		grep -E '^(step|create id|resolve|create qp|connect|disconnect|destroy)' \
+			"$TMP/cmtime.cli" | sed 's/^/    /'
+		case_ok "cmtime: 100 connections, $conn us per connect"
+	else
+		case_fail cmtime "exit $ct_rc"
+	fi
+fi
+
 # rdma_server/rdma_client are left out: their buffers are static arrays,
 # which our libibverbs cannot register (file-backed pages: EOPNOTSUPP).
 
@@ -105,8 +127,11 @@ else
 	case_fail nolisten "expected REJECTED with status 8"
 fi
 
-# Nothing of the CM is left in the engine.
-live=$(pvctl stats | awk '$1 == "cm_ids_live" { print $2 }')
+# Nothing of the CM is left in the engine (once it saw the last hangup).
+cm_live() { pvctl stats | awk '$1 == "cm_ids_live" { print $2 }'; }
+cm_none() { [ "$(cm_live)" = 0 ]; }
+wait_until 5 cm_none
+live=$(cm_live)
 if [ "$live" = 0 ]; then
 	case_ok "no CM ids left (cm_ids_live 0)"
 else

@@ -11,8 +11,9 @@
  *
  * Bounds: ids per connection ENG_CM_IDS_PER_CONN, per engine
  * ENG_CM_IDS_MAX; a listener's pending requests its backlog (at most
- * ENG_CM_BACKLOG_MAX).  Events go out with MSG_DONTWAIT: a client that
- * does not read its channel loses events (counted), the loop never waits.
+ * ENG_CM_BACKLOG_MAX).  Events go out with MSG_DONTWAIT; those the socket
+ * has no room for queue in the engine up to ENG_CM_EVQ_MAX per channel
+ * and leave on EPOLLOUT, in order; the loop never waits for a client.
  */
 #ifndef ENG_CM_H
 #define ENG_CM_H
@@ -28,7 +29,7 @@ struct eng_req;
 #define ENG_CM_IDS_PER_CONN	1024
 #define ENG_CM_IDS_MAX		65536
 #define ENG_CM_BACKLOG_MAX	1024
-#define ENG_CM_BACKLOG_DEFAULT	128	/* backlog <= 0, as the kernel's */
+#define ENG_CM_BACKLOG_DEFAULT	1024	/* backlog <= 0: the kernel ucma's max_backlog */
 #define ENG_OBJ_CM_ID		20	/* handle kind in eng_conn.handles */
 /* Ephemeral ports, as Linux's default ip_local_port_range. */
 #define ENG_CM_PORT_LO		32768
@@ -84,8 +85,18 @@ struct eng_cm_id {
 	struct pv_cm_conn_param local, remote;
 };
 
+/* Events the socket had no room for wait here, bounded (a client that
+ * never reads loses the newest, counted); EPOLLOUT flushes them. */
+#define ENG_CM_EVQ_MAX		2048
+
 struct eng_cm_conn {
-	int ev_fd;			/* engine end of the event socket */
+	struct eng_pollable evp;	/* evp.fd: engine end of the event
+					 * socket; in the epoll set (EPOLLOUT)
+					 * only while evq holds events */
+	struct eng *e;
+	struct pv_cm_event *evq;	/* ring */
+	uint32_t evq_head, evq_len, evq_cap;
+	bool evq_polled;
 	uint32_t nids;
 	struct eng_list ids;
 };
@@ -109,6 +120,9 @@ void eng_cm_conn_close(struct eng *e, struct eng_conn *c);
 
 /* eng_cm_core.c: ids, events, look-ups (a leaf of the CM files). */
 void eng_cm_fini(struct eng *e);
+/* The event socket's pollable callback, and its teardown (frees cm). */
+void eng_cm_ev_ready(struct eng *e, struct eng_pollable *p, uint32_t events);
+void eng_cm_ev_close(struct eng *e, struct eng_cm_conn *cm);
 /* The id behind handle on r's connection, or NULL (counted). */
 struct eng_cm_id *eng_cm_id_get(struct eng_req *r, uint32_t handle);
 struct eng_cm_id *eng_cm_id_new(struct eng *e, struct eng_conn *c, int *err);

@@ -6,12 +6,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 
 #include "providers/soft/proto/pv_ipc_ops.h"
 #include "providers/soft/engine/eng_cm.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
+#include "providers/soft/engine/eng_reaper.h"
 #include "providers/soft/engine/eng_stats.h"
 
 int eng_cm_bad(struct eng_req *r, int err, const char *why)
@@ -102,11 +104,89 @@ void eng_cm_fini(struct eng *e)
 	e->cm = NULL;
 }
 
+static bool send_one(int fd, const struct pv_cm_event *ev)
+{
+	return send(fd, ev, sizeof(*ev), MSG_DONTWAIT | MSG_NOSIGNAL) ==
+	       (ssize_t)sizeof(*ev);
+}
+
+static void evq_poll(struct eng_cm_conn *cm, bool on)
+{
+	struct epoll_event pe = { .events = EPOLLOUT, .data.ptr = &cm->evp };
+
+	if (on == cm->evq_polled)
+		return;
+	if (epoll_ctl(cm->e->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL,
+		      cm->evp.fd, on ? &pe : NULL) == 0 || !on)
+		cm->evq_polled = on;
+}
+
+static int evq_push(struct eng_cm_conn *cm, const struct pv_cm_event *ev)
+{
+	if (cm->evq_len == cm->evq_cap) {
+		uint32_t cap = cm->evq_cap ? cm->evq_cap * 2 : 16;
+		struct pv_cm_event *q;
+
+		if (cm->evq_cap >= ENG_CM_EVQ_MAX)
+			return -ENOSPC;
+		q = malloc(cap * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < cm->evq_len; i++)
+			q[i] = cm->evq[(cm->evq_head + i) % cm->evq_cap];
+		free(cm->evq);
+		cm->evq = q;
+		cm->evq_cap = cap;
+		cm->evq_head = 0;
+	}
+	cm->evq[(cm->evq_head + cm->evq_len) % cm->evq_cap] = *ev;
+	cm->evq_len++;
+	return 0;
+}
+
+/* Sends queued events in order until the socket is full again. */
+static void evq_flush(struct eng_cm_conn *cm)
+{
+	while (cm->evq_len) {
+		if (!send_one(cm->evp.fd, &cm->evq[cm->evq_head]))
+			break;
+		eng_stat_inc(cm_events_sent);
+		cm->evq_head = (cm->evq_head + 1) % cm->evq_cap;
+		cm->evq_len--;
+	}
+	evq_poll(cm, cm->evq_len != 0);
+}
+
+void eng_cm_ev_ready(struct eng *e, struct eng_pollable *p, uint32_t events)
+{
+	struct eng_cm_conn *cm = eng_container_of(p, struct eng_cm_conn, evp);
+
+	(void)e;
+	if (cm->evp.fd < 0)
+		return;		/* closed earlier in this batch */
+	if (events & (EPOLLERR | EPOLLHUP)) {
+		cm->evq_len = 0;	/* the client is gone */
+		evq_poll(cm, false);
+		return;
+	}
+	evq_flush(cm);
+}
+
+void eng_cm_ev_close(struct eng *e, struct eng_cm_conn *cm)
+{
+	evq_poll(cm, false);
+	eng_fd_dispose(cm->evp.fd);
+	cm->evp.fd = -1;
+	free(cm->evq);
+	cm->evq = NULL;
+	eng_defer_free(e, cm);
+}
+
 void eng_cm_event(struct eng_cm_id *id, uint32_t type, int32_t status,
 		  const struct eng_cm_msg *m)
 {
+	struct eng_cm_conn *cm = id->conn->cm;
 	struct pv_cm_event ev;
-	ssize_t n;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.event = type;
@@ -128,15 +208,18 @@ void eng_cm_event(struct eng_cm_id *id, uint32_t type, int32_t status,
 		ev.p = m->p;
 		memcpy(ev.pdata, m->pdata, sizeof(ev.pdata));
 	}
-	n = send(id->conn->cm->ev_fd, &ev, sizeof(ev),
-		 MSG_DONTWAIT | MSG_NOSIGNAL);
-	if (n == (ssize_t)sizeof(ev)) {
+	if (!cm->evq_len && send_one(cm->evp.fd, &ev)) {
 		eng_stat_inc(cm_events_sent);
 		return;
 	}
+	if (evq_push(cm, &ev) == 0) {
+		evq_poll(cm, true);
+		return;
+	}
 	eng_stat_inc(cm_events_dropped);
-	eng_warn("client %u: CM event %u for id %#x dropped: its channel is "
-		 "full", id->conn->id, type, id->handle);
+	eng_warn("client %u: CM event %u for id %#x dropped: %u events "
+		 "wait for its channel already", id->conn->id, type,
+		 id->handle, cm->evq_len);
 }
 
 bool eng_cm_addr_any(const struct pv_cm_addr *a)

@@ -19,7 +19,6 @@
 #include "providers/soft/engine/eng_csprng.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
-#include "providers/soft/engine/eng_reaper.h"
 #include "providers/soft/engine/eng_stats.h"
 
 /* The client's end goes with the reply; ours is write-only, non-blocking. */
@@ -44,7 +43,9 @@ int eng_op_cm_open(struct eng_req *r)
 		close(sv[1]);
 		goto err;
 	}
-	c->cm->ev_fd = sv[0];
+	c->cm->evp.fd = sv[0];
+	c->cm->evp.ready = eng_cm_ev_ready;
+	c->cm->e = r->e;
 	eng_list_init(&c->cm->ids);
 	r->fds[r->nfds++] = sv[1];
 	memset(out, 0, sizeof(*out));
@@ -349,7 +350,6 @@ void eng_cm_conn_close(struct eng *e, struct eng_conn *c)
 		eng_cm_conn_abort(e, id);
 		eng_cm_id_free(e, id);
 	}
-	eng_fd_dispose(c->cm->ev_fd);
-	free(c->cm);
+	eng_cm_ev_close(e, c->cm);
 	c->cm = NULL;
 }

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -25,6 +26,7 @@
 #include "common/pv_ipc.h"
 #include "providers/soft/pv-soft-cm-abi.h"
 #include "providers/soft/engine/eng.h"
+#include "providers/soft/engine/eng_cm.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_loop.h"
 #include "providers/soft/engine/eng_stats.h"
@@ -412,6 +414,44 @@ static void test_close_tells_peer(void **state)
 	assert_int_equal(eng_stats[ENG_STAT_cm_ids_live], live);
 }
 
+/* More events than the socket holds wait in the engine, in order, and
+ * leave as the client reads (EPOLLOUT); none is dropped. */
+static void test_event_queue(void **state)
+{
+	struct fx *f = *state;
+	uint64_t dropped = eng_stats[ENG_STAT_cm_events_dropped];
+	enum { N = 600 };
+	uint32_t ids[N], got = 0;
+	struct pv_cm_event ev;
+
+	for (int i = 0; i < N; i++) {
+		struct pv_ipc_cm_addr req = { .src = ip("10.0.0.1", 0),
+					      .dst = ip("10.0.0.2", 9) };
+		struct pv_ipc_cm_bound rep;
+
+		ids[i] = req.id = new_id(f, &f->a, PV_CM_PS_TCP);
+		assert_int_equal(call(f, &f->a, PV_OP_CM_RESOLVE_ADDR, &req,
+				      sizeof(req), &rep, sizeof(rep)), 0);
+	}
+	assert_true(f->a.conn->cm->evq_len > 0);	/* the socket filled */
+	while (got < N) {
+		uint32_t before = got;
+
+		while (got < N && next_event(&f->a, &ev)) {
+			assert_int_equal(ev.event, PV_CM_EV_ADDR_RESOLVED);
+			assert_int_equal(ev.id, ids[got]);
+			got++;
+		}
+		eng_cm_ev_ready(&f->e, &f->a.conn->cm->evp, EPOLLOUT);
+		assert_true(got > before || f->a.conn->cm->evq_len);
+		if (got == before && !f->a.conn->cm->evq_len)
+			break;
+	}
+	assert_int_equal(got, N);
+	assert_int_equal(f->a.conn->cm->evq_len, 0);
+	assert_int_equal(eng_stats[ENG_STAT_cm_events_dropped], dropped);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -423,6 +463,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ids_are_per_connection,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_close_tells_peer, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_event_queue, setup,
 						teardown),
 	};
 
