@@ -43,8 +43,16 @@ static int fill_conn(struct rc_id *id, const struct rdma_conn_param *cp,
 {
 	memset(req, 0, sizeof(*req));
 	req->id = id->handle;
-	if (!cp)
+	if (!cp) {
+		/* rdma-core's defaults for a NULL conn_param: the most the
+		 * device allows, flow control, retries without end. */
+		req->p.responder_resources = RDMA_MAX_RESP_RES;
+		req->p.initiator_depth = RDMA_MAX_INIT_DEPTH;
+		req->p.flow_control = 1;
+		req->p.retry_count = 7;
+		req->p.rnr_retry_count = 7;
 		return 0;
+	}
 	if (cp->private_data_len > limit ||
 	    (cp->private_data_len && !cp->private_data))
 		return -EINVAL;
@@ -76,7 +84,8 @@ static void own_qp(struct rc_id *id, struct pv_ipc_cm_conn *req)
 static int do_connect(struct rc_id *id, const struct rdma_conn_param *cp)
 {
 	struct pv_ipc_cm_conn req;
-	int ret = fill_conn(id, cp, PV_CM_REQ_PDATA, &req);
+	int ret = fill_conn(id, cp, id->pub.ps == RDMA_PS_UDP ?
+			    PV_CM_SIDR_REQ_PDATA : PV_CM_REQ_PDATA, &req);
 
 	if (ret < 0)
 		return ret;
@@ -107,7 +116,7 @@ static void drop_held_event(struct rc_id *id)
 
 static int do_accept(struct rc_id *id, const struct rdma_conn_param *cp)
 {
-	uint32_t limit = id->pub.ps == RDMA_PS_UDP ? PV_CM_REP_PDATA :
+	uint32_t limit = id->pub.ps == RDMA_PS_UDP ? PV_CM_SIDR_REP_PDATA :
 						     PV_CM_REP_PDATA;
 	struct pv_ipc_cm_conn req;
 	int ret = fill_conn(id, cp, limit, &req);
@@ -115,16 +124,11 @@ static int do_accept(struct rc_id *id, const struct rdma_conn_param *cp)
 	if (ret < 0)
 		return ret;
 	own_qp(id, &req);
-	if (cp) {
-		/* No more than the requester offered (12.7.26). */
-		if (req.p.responder_resources > id->resp_res)
-			req.p.responder_resources = id->resp_res;
-		if (req.p.initiator_depth > id->init_depth)
-			req.p.initiator_depth = id->init_depth;
-	} else {
+	/* No more than the requester offered (IBA 12.7.26). */
+	if (req.p.responder_resources > id->resp_res)
 		req.p.responder_resources = id->resp_res;
+	if (req.p.initiator_depth > id->init_depth)
 		req.p.initiator_depth = id->init_depth;
-	}
 	cap_depths(id, &req.p.responder_resources, &req.p.initiator_depth);
 	id->resp_res = req.p.responder_resources;
 	id->init_depth = req.p.initiator_depth;

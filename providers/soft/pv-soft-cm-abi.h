@@ -67,6 +67,9 @@ enum pv_cm_event_type {
 #define PV_CM_REP_PDATA		196
 #define PV_CM_REJ_PDATA		148
 #define PV_CM_PDATA_MAX		196
+/* SIDR (UD, RDMA_PS_UDP): SIDR_REQ 216 less the same 36, SIDR_REP 136. */
+#define PV_CM_SIDR_REQ_PDATA	180
+#define PV_CM_SIDR_REP_PDATA	136
 
 /* IB CM reject reasons the RDMA CM reports as event status (IBA 12.6.7.2,
  * table 112). */

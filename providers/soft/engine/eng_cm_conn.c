@@ -108,7 +108,8 @@ int eng_op_cm_connect(struct eng_req *r)
 		return -EINVAL;
 	if (id->state != ENG_CM_ROUTE)
 		return eng_cm_bad(r, -EINVAL, "connect before route resolved");
-	ret = take_msg(r, ENG_CM_REQ, PV_CM_REQ_PDATA, &m);
+	ret = take_msg(r, ENG_CM_REQ, id->ps == PV_CM_PS_UDP ?
+		       PV_CM_SIDR_REQ_PDATA : PV_CM_REQ_PDATA, &m);
 	if (ret < 0)
 		return ret;
 	id->local = m.p;
@@ -152,7 +153,8 @@ int eng_op_cm_accept(struct eng_req *r)
 	a = id->peer;
 	if (!a)
 		return -ECONNRESET;	/* the requester went away */
-	ret = take_msg(r, ENG_CM_REP, PV_CM_REP_PDATA, &m);
+	ret = take_msg(r, ENG_CM_REP, id->ps == PV_CM_PS_UDP ?
+		       PV_CM_SIDR_REP_PDATA : PV_CM_REP_PDATA, &m);
 	if (ret < 0)
 		return ret;
 	leave_req_rcvd(id);
