@@ -92,6 +92,17 @@ void rc_chan_close(struct rc_chan *ch)
 	}
 }
 
+void rc_chan_ref(struct rc_chan *ch)
+{
+	atomic_fetch_add(&ch->refs, 1);
+}
+
+void rc_chan_unref(struct rc_chan *ch)
+{
+	if (atomic_fetch_sub(&ch->refs, 1) == 1)
+		rc_chan_close(ch);
+}
+
 int rc_call(struct rc_chan *ch, uint16_t op, const void *req, uint32_t len,
 	    void *resp, uint32_t resp_len)
 {

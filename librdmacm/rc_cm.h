@@ -28,6 +28,7 @@ struct rc_chan {
 	struct rc_id *ids;		/* by handle (a list: few per channel) */
 	atomic_int readers;		/* threads inside rc_event_read */
 	atomic_bool closing;		/* rdma_destroy_event_channel began */
+	atomic_int refs;		/* private channels: the ids on it */
 };
 
 struct rc_event {
@@ -41,7 +42,7 @@ struct rc_id {
 	struct rc_chan *ch;
 	uint32_t handle;
 	bool sync;			/* blocking calls (NULL channel) */
-	bool own_chan;			/* ch is this id's private one */
+	bool own_chan;			/* ch is private: holds a ref on it */
 	bool passive;			/* made by a CONNECT_REQUEST */
 	bool own_pd, own_cqs;		/* rdma_create_ep/qp made them */
 	struct rc_id *next;		/* in ch->ids */
@@ -60,6 +61,10 @@ struct rc_id {
 /* rc_chan.c */
 int rc_chan_open(struct rc_chan **out);
 void rc_chan_close(struct rc_chan *ch);
+/* A private channel's ids share it (a synchronous listener's requests
+ * arrive on its channel); the last one closes it. */
+void rc_chan_ref(struct rc_chan *ch);
+void rc_chan_unref(struct rc_chan *ch);
 /* One request/reply on ch's engine connection; -errno. */
 int rc_call(struct rc_chan *ch, uint16_t op, const void *req, uint32_t len,
 	    void *resp, uint32_t resp_len);

@@ -29,6 +29,11 @@ static struct rc_id *new_child(struct rc_chan *ch, struct rc_id *l,
 	id->pub.qp_type = l->pub.qp_type;
 	id->sync = l->sync;
 	id->passive = true;
+	if (l->own_chan) {
+		/* Outlives its listener if need be, as its own would. */
+		id->own_chan = true;
+		rc_chan_ref(ch);
+	}
 	rc_id_link(ch, id);
 	return id;
 }

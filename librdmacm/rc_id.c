@@ -34,6 +34,7 @@ static int create_id(struct rdma_event_channel *channel,
 		if (ret < 0)
 			goto err_free;
 		id->sync = id->own_chan = true;
+		rc_chan_ref(ch);
 	}
 	req.cookie = (uintptr_t)id;
 	ret = rc_call(ch, PV_OP_CM_ID_CREATE, &req, sizeof(req), &rep,
@@ -52,7 +53,7 @@ static int create_id(struct rdma_event_channel *channel,
 
 err_chan:
 	if (id->own_chan)
-		rc_chan_close(ch);
+		rc_chan_unref(ch);
 err_free:
 	free(id);
 	return ret;
@@ -90,7 +91,7 @@ RC_EXPORT int rdma_destroy_id(struct rdma_cm_id *pub)
 		free(e);
 	}
 	if (id->own_chan)
-		rc_chan_close(id->ch);
+		rc_chan_unref(id->ch);
 	free(id->pub.event);	/* rdma_get_request's, if never answered */
 	free(id->ep_attr);
 	free(id);

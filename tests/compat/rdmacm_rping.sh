@@ -17,11 +17,15 @@ rdmacm_loaded() {
 		! grep -q '/usr/lib/.*/librdmacm.so' "/proc/$1/maps"
 }
 
+cm_listens() { pvctl stats | awk '$1 == "cm_listens" { print $2 }'; }
+listened_since() { [ "$(cm_listens)" -gt "$1" ]; }
+
 # cm_case NAME SECS "SERVER CMD" "CLIENT CMD": the server in b, started
 # first (no TCP port to wait on: waits until it maps our librdmacm and
-# has its listener), the client in a.
+# the engine counted its rdma_listen), the client in a.
 cm_case() {
 	_cc_name=$1 _cc_secs=$2 _cc_srv=$3 _cc_cli=$4
+	_cc_l0=$(cm_listens)
 	# shellcheck disable=SC2086
 	in_pod b timeout "$_cc_secs" $_cc_srv >"$TMP/$_cc_name.srv" 2>&1 &
 	_cc_spid=$!
@@ -32,7 +36,7 @@ cm_case() {
 		[ -n "$_cc_tool" ] && rdmacm_loaded "$_cc_tool" && break
 		sleep 0.1
 	done
-	sleep 0.3	# its rdma_listen
+	wait_until 10 listened_since "$_cc_l0"
 	if [ -z "$_cc_tool" ] || ! rdmacm_loaded "$_cc_tool"; then
 		stop_pid "$_cc_spid"
 		case_fail "$_cc_name" "server did not map $PV_LIB/librdmacm.so.1"
@@ -96,9 +100,10 @@ done
 # cmtime: 100 connections set up and torn down at once; its server
 # never exits by itself.
 if command -v cmtime >/dev/null; then
+	ct_l0=$(cm_listens)
 	in_pod b timeout 60 cmtime -b "$POD_B_IP" -c 100 >"$TMP/cmtime.srv" 2>&1 &
 	CT_SRV=$!
-	sleep 0.5
+	wait_until 10 listened_since "$ct_l0"
 	in_pod a timeout 60 cmtime -s "$POD_B_IP" -c 100 >"$TMP/cmtime.cli" 2>&1
 	ct_rc=$?
 	ct_tool=$(pair_tool "$CT_SRV" cmtime)

@@ -21,8 +21,10 @@ n=$((after - before))
 echo "cm_bad_requests: +$n"
 [ "$n" -ge 10 ] || fail "only $n bad requests counted"
 pid_alive "$ENGINE_PID" || fail "the engine died"
+l0=$(pvctl stats | awk '$1 == "cm_listens" { print $2 }')
+listened() { [ "$(pvctl stats | awk '$1 == "cm_listens" { print $2 }')" -gt "$l0" ]; }
 in_pod b timeout 20 rping -s -a "$POD_B_IP" -C 3 >"$TMP/srv" 2>&1 &
-sleep 0.5
+wait_until 10 listened || fail "rping did not listen"
 in_pod a timeout 20 rping -c -a "$POD_B_IP" -C 3 -v >"$TMP/cli" 2>&1 ||
 	fail "rping after the attack: $(cat "$TMP/cli")"
 echo "ok: the engine still connects pods"

@@ -304,6 +304,7 @@ int eng_op_cm_listen(struct eng_req *r)
 		backlog = ENG_CM_BACKLOG_MAX;
 	id->backlog = (uint32_t)backlog;
 	id->state = ENG_CM_LISTEN;
+	eng_stat_inc(cm_listens);
 	return 0;
 }
 

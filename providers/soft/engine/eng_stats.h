@@ -77,7 +77,8 @@
 	X(cm_rejects)			\
 	X(cm_no_listener)		\
 	X(cm_backlog_full)		\
-	X(cm_disconnects)
+	X(cm_disconnects)		\
+	X(cm_listens)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,
