@@ -31,7 +31,7 @@ struct eng_state;
 struct eng_dp_ctx;
 struct eng_dp_sched;
 struct eng_cm;
-struct eng_cm_conn;
+struct eng_cm_chan;
 
 /* Something in the epoll set; ready() runs with the epoll events. */
 struct eng_pollable {
@@ -117,7 +117,7 @@ struct eng_conn {
 	uint32_t count[ENG_OBJ_KINDS];
 	struct eng_dp_ctx *dp;		/* rings and doorbell (CTX_MAP) */
 	struct eng_quota quota;		/* its share of dev->quota */
-	struct eng_cm_conn *cm;		/* CM_OPEN's event channel (eng_cm.h) */
+	struct eng_cm_chan *cm;		/* CM_OPEN's event channel (eng_cm.h) */
 };
 
 struct eng {

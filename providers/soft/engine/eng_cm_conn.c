@@ -21,8 +21,8 @@
 #include "providers/soft/engine/eng_stats.h"
 
 /* Copies the request's parameters and private data into a message. */
-static int take_msg(struct eng_req *r, enum eng_cm_msg_type type,
-		    uint32_t limit, struct eng_cm_msg *m)
+static int take_msg(struct eng_req *r, enum eng_cmid_msg_type type,
+		    uint32_t limit, struct eng_cmid_msg *m)
 {
 	const struct pv_ipc_cm_conn *in = r->in;
 
@@ -48,15 +48,15 @@ static void unlink_peers(struct eng_cm_id *a)
 
 static void leave_req_rcvd(struct eng_cm_id *id)
 {
-	if (id->state == ENG_CM_REQ_RCVD && id->listener &&
+	if (id->state == ENG_CMID_REQ_RCVD && id->listener &&
 	    id->listener->pending)
 		id->listener->pending--;
 }
 
 static void reject_active(struct eng_cm_id *active, uint32_t reason,
-			  const struct eng_cm_msg *m)
+			  const struct eng_cmid_msg *m)
 {
-	active->state = ENG_CM_DISCONNECTED;
+	active->state = ENG_CMID_DISCONNECTED;
 	eng_stat_inc(cm_rejects);
 	if (active->ps == PV_CM_PS_UDP)
 		eng_cm_event(active, PV_CM_EV_UNREACHABLE, -EINVAL, m);
@@ -77,7 +77,7 @@ static struct eng_cm_id *make_child(struct eng *e, struct eng_cm_id *l,
 		return NULL;
 	c->ps = l->ps;
 	c->qp_type = l->qp_type;
-	c->state = ENG_CM_REQ_RCVD;
+	c->state = ENG_CMID_REQ_RCVD;
 	c->listener = l;
 	c->src = a->dst;
 	c->src.port_be = l->src.port_be;
@@ -101,19 +101,19 @@ int eng_op_cm_connect(struct eng_req *r)
 	const struct pv_ipc_cm_conn *in = r->in;
 	struct eng_cm_id *id = eng_cm_id_get(r, in->id), *l, *child;
 	struct eng_dev *dd;
-	struct eng_cm_msg m;
+	struct eng_cmid_msg m;
 	int ret;
 
 	if (!id)
 		return -EINVAL;
-	if (id->state != ENG_CM_ROUTE)
+	if (id->state != ENG_CMID_ROUTE)
 		return eng_cm_bad(r, -EINVAL, "connect before route resolved");
-	ret = take_msg(r, ENG_CM_REQ, id->ps == PV_CM_PS_UDP ?
+	ret = take_msg(r, ENG_CMID_MSG_REQ, id->ps == PV_CM_PS_UDP ?
 		       PV_CM_SIDR_REQ_PDATA : PV_CM_REQ_PDATA, &m);
 	if (ret < 0)
 		return ret;
 	id->local = m.p;
-	id->state = ENG_CM_REQ_SENT;
+	id->state = ENG_CMID_REQ_SENT;
 	eng_stat_inc(cm_connects);
 	dd = eng_dev_by_id(r->e, id->dst_dev_id);
 	l = dd ? eng_cm_listener(r->e, &dd->ns, id->ps, &id->dst) : NULL;
@@ -143,17 +143,17 @@ int eng_op_cm_accept(struct eng_req *r)
 {
 	const struct pv_ipc_cm_conn *in = r->in;
 	struct eng_cm_id *id = eng_cm_id_get(r, in->id), *a;
-	struct eng_cm_msg m;
+	struct eng_cmid_msg m;
 	int ret;
 
 	if (!id)
 		return -EINVAL;
-	if (id->state != ENG_CM_REQ_RCVD)
+	if (id->state != ENG_CMID_REQ_RCVD)
 		return eng_cm_bad(r, -EINVAL, "accept: no connect request");
 	a = id->peer;
 	if (!a)
 		return -ECONNRESET;	/* the requester went away */
-	ret = take_msg(r, ENG_CM_REP, id->ps == PV_CM_PS_UDP ?
+	ret = take_msg(r, ENG_CMID_MSG_REP, id->ps == PV_CM_PS_UDP ?
 		       PV_CM_SIDR_REP_PDATA : PV_CM_REP_PDATA, &m);
 	if (ret < 0)
 		return ret;
@@ -162,15 +162,15 @@ int eng_op_cm_accept(struct eng_req *r)
 	a->remote = m.p;
 	if (id->ps == PV_CM_PS_UDP) {
 		/* SIDR_REP: the requester is done; no connection remains. */
-		id->state = ENG_CM_ESTABLISHED;
-		a->state = ENG_CM_ESTABLISHED;
+		id->state = ENG_CMID_ESTABLISHED;
+		a->state = ENG_CMID_ESTABLISHED;
 		unlink_peers(id);
 		eng_stat_inc(cm_established);
 		eng_cm_event(a, PV_CM_EV_ESTABLISHED, 0, &m);
 		return 0;
 	}
-	id->state = ENG_CM_REP_SENT;
-	a->state = ENG_CM_REP_RCVD;
+	id->state = ENG_CMID_REP_SENT;
+	a->state = ENG_CMID_REP_RCVD;
 	eng_cm_event(a, PV_CM_EV_CONNECT_RESPONSE, 0, &m);
 	return 0;
 }
@@ -179,18 +179,18 @@ int eng_op_cm_reject(struct eng_req *r)
 {
 	const struct pv_ipc_cm_conn *in = r->in;
 	struct eng_cm_id *id = eng_cm_id_get(r, in->id), *a;
-	struct eng_cm_msg m;
+	struct eng_cmid_msg m;
 	int ret;
 
 	if (!id)
 		return -EINVAL;
-	if (id->state != ENG_CM_REQ_RCVD)
+	if (id->state != ENG_CMID_REQ_RCVD)
 		return eng_cm_bad(r, -EINVAL, "reject: no connect request");
-	ret = take_msg(r, ENG_CM_REJ, PV_CM_REJ_PDATA, &m);
+	ret = take_msg(r, ENG_CMID_MSG_REJ, PV_CM_REJ_PDATA, &m);
 	if (ret < 0)
 		return ret;
 	leave_req_rcvd(id);
-	id->state = ENG_CM_DISCONNECTED;
+	id->state = ENG_CMID_DISCONNECTED;
 	a = id->peer;
 	unlink_peers(id);
 	if (a)
@@ -206,13 +206,13 @@ int eng_op_cm_establish(struct eng_req *r)
 
 	if (!id)
 		return -EINVAL;
-	if (id->state != ENG_CM_REP_RCVD)
+	if (id->state != ENG_CMID_REP_RCVD)
 		return eng_cm_bad(r, -EINVAL, "establish: no connect response");
 	p = id->peer;
 	if (!p)
 		return -ECONNRESET;
-	id->state = ENG_CM_ESTABLISHED;
-	p->state = ENG_CM_ESTABLISHED;
+	id->state = ENG_CMID_ESTABLISHED;
+	p->state = ENG_CMID_ESTABLISHED;
 	eng_stat_inc(cm_established);
 	eng_cm_event(p, PV_CM_EV_ESTABLISHED, 0, NULL);
 	return 0;
@@ -226,16 +226,16 @@ int eng_op_cm_disconnect(struct eng_req *r)
 
 	if (!id)
 		return -EINVAL;
-	if (id->state != ENG_CM_ESTABLISHED && id->state != ENG_CM_REP_SENT &&
-	    id->state != ENG_CM_REP_RCVD)
+	if (id->state != ENG_CMID_ESTABLISHED && id->state != ENG_CMID_REP_SENT &&
+	    id->state != ENG_CMID_REP_RCVD)
 		return -EINVAL;
 	p = id->peer;
 	unlink_peers(id);
-	id->state = ENG_CM_DISCONNECTED;
+	id->state = ENG_CMID_DISCONNECTED;
 	eng_stat_inc(cm_disconnects);
 	eng_cm_event(id, PV_CM_EV_DISCONNECTED, 0, NULL);
 	if (p) {
-		p->state = ENG_CM_DISCONNECTED;
+		p->state = ENG_CMID_DISCONNECTED;
 		eng_cm_event(p, PV_CM_EV_DISCONNECTED, 0, NULL);
 	}
 	return 0;
@@ -255,20 +255,20 @@ void eng_cm_conn_abort(struct eng *e, struct eng_cm_id *id)
 	if (!p)
 		return;
 	switch (id->state) {
-	case ENG_CM_REQ_SENT:
-	case ENG_CM_REP_RCVD:
+	case ENG_CMID_REQ_SENT:
+	case ENG_CMID_REP_RCVD:
 		/* The passive end was waiting for us. */
 		leave_req_rcvd(p);
-		p->state = ENG_CM_DISCONNECTED;
+		p->state = ENG_CMID_DISCONNECTED;
 		eng_stat_inc(cm_rejects);
 		eng_cm_event(p, PV_CM_EV_REJECTED, PV_CM_REJ_TIMEOUT, NULL);
 		break;
-	case ENG_CM_REQ_RCVD:
-	case ENG_CM_REP_SENT:
+	case ENG_CMID_REQ_RCVD:
+	case ENG_CMID_REP_SENT:
 		reject_active(p, PV_CM_REJ_CONSUMER_DEFINED, NULL);
 		break;
-	case ENG_CM_ESTABLISHED:
-		p->state = ENG_CM_DISCONNECTED;
+	case ENG_CMID_ESTABLISHED:
+		p->state = ENG_CMID_DISCONNECTED;
 		eng_stat_inc(cm_disconnects);
 		eng_cm_event(p, PV_CM_EV_DISCONNECTED, 0, NULL);
 		break;

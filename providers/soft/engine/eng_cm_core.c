@@ -86,7 +86,7 @@ void eng_cm_id_free(struct eng *e, struct eng_cm_id *id)
 		if (o->listener == id)
 			o->listener = NULL;
 	}
-	if (id->listener && id->state == ENG_CM_REQ_RCVD &&
+	if (id->listener && id->state == ENG_CMID_REQ_RCVD &&
 	    id->listener->pending)
 		id->listener->pending--;
 	eng_htab_del(&id->conn->handles, id->handle);
@@ -110,7 +110,7 @@ static bool send_one(int fd, const struct pv_cm_event *ev)
 	       (ssize_t)sizeof(*ev);
 }
 
-static void evq_poll(struct eng_cm_conn *cm, bool on)
+static void evq_poll(struct eng_cm_chan *cm, bool on)
 {
 	struct epoll_event pe = { .events = EPOLLOUT, .data.ptr = &cm->evp };
 
@@ -121,7 +121,7 @@ static void evq_poll(struct eng_cm_conn *cm, bool on)
 		cm->evq_polled = on;
 }
 
-static int evq_push(struct eng_cm_conn *cm, const struct pv_cm_event *ev)
+static int evq_push(struct eng_cm_chan *cm, const struct pv_cm_event *ev)
 {
 	if (cm->evq_len == cm->evq_cap) {
 		uint32_t cap = cm->evq_cap ? cm->evq_cap * 2 : 16;
@@ -145,7 +145,7 @@ static int evq_push(struct eng_cm_conn *cm, const struct pv_cm_event *ev)
 }
 
 /* Sends queued events in order until the socket is full again. */
-static void evq_flush(struct eng_cm_conn *cm)
+static void evq_flush(struct eng_cm_chan *cm)
 {
 	while (cm->evq_len) {
 		if (!send_one(cm->evp.fd, &cm->evq[cm->evq_head]))
@@ -159,7 +159,7 @@ static void evq_flush(struct eng_cm_conn *cm)
 
 void eng_cm_ev_ready(struct eng *e, struct eng_pollable *p, uint32_t events)
 {
-	struct eng_cm_conn *cm = eng_container_of(p, struct eng_cm_conn, evp);
+	struct eng_cm_chan *cm = eng_container_of(p, struct eng_cm_chan, evp);
 
 	(void)e;
 	if (cm->evp.fd < 0)
@@ -172,7 +172,7 @@ void eng_cm_ev_ready(struct eng *e, struct eng_pollable *p, uint32_t events)
 	evq_flush(cm);
 }
 
-void eng_cm_ev_close(struct eng *e, struct eng_cm_conn *cm)
+void eng_cm_ev_close(struct eng *e, struct eng_cm_chan *cm)
 {
 	evq_poll(cm, false);
 	eng_fd_dispose(cm->evp.fd);
@@ -183,9 +183,9 @@ void eng_cm_ev_close(struct eng *e, struct eng_cm_conn *cm)
 }
 
 void eng_cm_event(struct eng_cm_id *id, uint32_t type, int32_t status,
-		  const struct eng_cm_msg *m)
+		  const struct eng_cmid_msg *m)
 {
-	struct eng_cm_conn *cm = id->conn->cm;
+	struct eng_cm_chan *cm = id->conn->cm;
 	struct pv_cm_event ev;
 
 	memset(&ev, 0, sizeof(ev));
@@ -275,7 +275,7 @@ struct eng_cm_id *eng_cm_listener(struct eng *e, const struct netns_id *ns,
 		struct eng_cm_id *l = eng_container_of(pos, struct eng_cm_id,
 						       all_link);
 
-		if (l->state != ENG_CM_LISTEN || l->ps != ps ||
+		if (l->state != ENG_CMID_LISTEN || l->ps != ps ||
 		    l->src.port_be != dst->port_be ||
 		    !netns_id_equal(&l->conn->ident.ns, ns))
 			continue;
