@@ -12,8 +12,8 @@
  * struct eng_cm_msg, struct eng_cm_conn, enum eng_cm_state), which the
  * wire will translate struct eng_cmid_msg to and from.
  *
- * Bounds: ids per connection ENG_CM_IDS_PER_CONN, per engine
- * ENG_CM_IDS_MAX; a listener's pending requests its backlog (at most
+ * Bounds: ids per connection ENG_CM_IDS_PER_CONN, per pod (netns)
+ * ENG_CM_IDS_PER_POD, per engine ENG_CM_IDS_MAX; a listener's pending requests its backlog (at most
  * ENG_CM_BACKLOG_MAX).  Events go out with MSG_DONTWAIT; those the socket
  * has no room for queue in the engine up to ENG_CM_EVQ_MAX per channel
  * and leave on EPOLLOUT, in order; the loop never waits for a client.
@@ -30,6 +30,7 @@
 struct eng_req;
 
 #define ENG_CM_IDS_PER_CONN	1024
+#define ENG_CM_IDS_PER_POD	8192	/* over all of a netns's connections */
 #define ENG_CM_IDS_MAX		65536
 #define ENG_CM_BACKLOG_MAX	1024
 #define ENG_CM_BACKLOG_DEFAULT	1024	/* backlog <= 0: the kernel ucma's max_backlog */

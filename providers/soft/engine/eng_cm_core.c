@@ -35,6 +35,26 @@ struct eng_cm_id *eng_cm_id_get(struct eng_req *r, uint32_t handle)
 	return id;
 }
 
+/* Ids held by c's pod, over all its connections (a scan: only when the
+ * engine holds enough ids for the pod share to matter). */
+static bool pod_full(struct eng *e, const struct eng_conn *c)
+{
+	struct eng_list *pos, *tmp;
+	uint32_t n = 0;
+
+	if (e->cm->nids < ENG_CM_IDS_PER_POD)
+		return false;
+	eng_list_for_each_safe(pos, tmp, &e->cm->ids) {
+		struct eng_cm_id *o = eng_container_of(pos, struct eng_cm_id,
+						       all_link);
+
+		if (netns_id_equal(&o->conn->ident.ns, &c->ident.ns) &&
+		    ++n >= ENG_CM_IDS_PER_POD)
+			return true;
+	}
+	return false;
+}
+
 struct eng_cm_id *eng_cm_id_new(struct eng *e, struct eng_conn *c, int *err)
 {
 	struct eng_cm_id *id;
@@ -46,7 +66,8 @@ struct eng_cm_id *eng_cm_id_new(struct eng *e, struct eng_conn *c, int *err)
 			goto nomem;
 		eng_list_init(&e->cm->ids);
 	}
-	if (c->cm->nids >= ENG_CM_IDS_PER_CONN || e->cm->nids >= ENG_CM_IDS_MAX) {
+	if (c->cm->nids >= ENG_CM_IDS_PER_CONN || e->cm->nids >= ENG_CM_IDS_MAX ||
+	    pod_full(e, c)) {
 		*err = eng_limit_hit(-ENOSPC);
 		return NULL;
 	}
