@@ -124,6 +124,7 @@ enum ib_uverbs_flow_action_esp_keymat_aes_gcm_iv_algo {
 
 struct ib_uverbs_flow_action_esp_keymat_aes_gcm {
 	__aligned_u64 iv;
+	__u32 iv_algo;	/* enum ib_uverbs_flow_action_esp_keymat_aes_gcm_iv_algo */
 	__u32 salt;
 	__u32 icv_len;
 	__u32 key_len;
@@ -230,6 +231,7 @@ struct ib_uverbs_gid_entry {
 	__u32 gid_index;
 	__u32 port_num;
 	__u32 gid_type;
+	__u32 netdev_ifindex;	/* 0: no net device */
 };
 
 #endif /* IB_USER_IOCTL_VERBS_H */

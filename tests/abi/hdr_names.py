@@ -140,12 +140,113 @@ def enum_body(toks, i):
     return names
 
 
+IDENT_RE = re.compile(r"[A-Za-z_]\w*$")
+
+
+def balanced(toks, j):
+    """Index after the bracket group that opens at toks[j]."""
+    depth = 0
+    while j < len(toks):
+        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(
+            toks[j], 0)
+        j += 1
+        if depth == 0:
+            break
+    return j
+
+
+def declarator_names(toks):
+    """Names declared by 'a, *b[2], (*c)(int)' (type already removed or
+    leading): the function-pointer name, else the last identifier
+    outside brackets, for each comma-separated piece.  Bit-fields give
+    no name (no offsetof)."""
+    pieces, cur, depth = [], [], 0
+    for t in toks:
+        if t in "([{":
+            depth += 1
+        elif t in ")]}":
+            depth -= 1
+        if t == "," and depth == 0:
+            pieces.append(cur)
+            cur = []
+        else:
+            cur.append(t)
+    pieces.append(cur)
+    out = []
+    for p in pieces:
+        m = re.search(r"\( \* (\w+) \)", " ".join(p))
+        if m:
+            out.append(m.group(1))
+            continue
+        depth, last, bitfield = 0, None, False
+        for t in p:
+            if t in "([{":
+                depth += 1
+            elif t in ")]}":
+                depth -= 1
+            elif depth == 0 and t == ":":
+                bitfield = True
+            elif depth == 0 and IDENT_RE.match(t) and t not in KEYWORDS \
+                    and not bitfield:
+                last = t
+        if last and not bitfield:
+            # a flexible array member has no size: marked "[]"
+            flex = " ".join(p).endswith("[ ]")
+            out.append(last + ("[]" if flex else ""))
+    return out
+
+
+def members(toks, i):
+    """Member paths of the aggregate body opening at toks[i] ('{'), with
+    anonymous members' members promoted; returns (paths, index after
+    the closing brace)."""
+    paths, decl, j = [], [], i + 1
+    while j < len(toks) and toks[j] != "}":
+        t = toks[j]
+        if t in ("struct", "union") and j + 1 < len(toks) and (
+                toks[j + 1] == "{" or (IDENT_RE.match(toks[j + 1]) and
+                                       j + 2 < len(toks) and
+                                       toks[j + 2] == "{")):
+            k = j + 1 if toks[j + 1] == "{" else j + 2
+            sub, j = members(toks, k)
+            rest = []
+            while j < len(toks) and toks[j] != ";":
+                rest.append(toks[j])
+                j += 1
+            j += 1
+            names = declarator_names(rest)
+            if not names:
+                paths += sub
+            for n in names:
+                paths.append(n)
+                paths += [n + "." + x for x in sub]
+            decl = []
+            continue
+        if t in "([{":
+            e = balanced(toks, j)
+            decl += toks[j:e]
+            j = e
+            continue
+        if t == ";":
+            # the type's own words come first: drop up to the first
+            # token that can start a declarator list
+            paths += declarator_names(decl)
+            decl = []
+        else:
+            decl.append(t)
+        j += 1
+    return paths, j + 1
+
+
 def scan(decl, names):
     for i, t in enumerate(decl):
         if t in ("struct", "union", "enum") and i + 2 < len(decl) and \
                 re.match(r"[A-Za-z_]\w*$", decl[i + 1]) and \
                 decl[i + 2] == "{":
             names.add(("tag_" + t, decl[i + 1]))
+            if t != "enum":
+                for m in members(decl, i + 2)[0]:
+                    names.add(("member", "%s.%s" % (decl[i + 1], m), t))
         if t == "enum":
             j = i + 1
             if j < len(decl) and decl[j] != "{":
@@ -220,9 +321,12 @@ def cmd_names(pre, headers):
         else:
             names.add(("macro", n))
     macro_body = {n: b for n, (p, b) in macros.items() if p is None}
-    for kind, n in sorted(names, key=lambda x: (x[0], x[1])):
+    for item in sorted(names, key=lambda x: (x[0], x[1])):
+        kind, n = item[0], item[1]
         if kind == "macro":
             print("macro %s %s" % (n, macro_body[n]))
+        elif kind == "member":
+            print("member %s %s" % (n, item[2]))
         else:
             print("%s %s" % (kind, n))
 
@@ -250,9 +354,9 @@ def cmd_rdma_probe(names, includes, out):
     items = load_names(names)
     with open(out, "w") as f:
         f.write(includes_text(includes))
-        f.write("#include <stdio.h>\n#define SGN(x) (int)((__typeof__(x))-1"
+        f.write("#include <stddef.h>\n#include <stdio.h>\n#define SGN(x) (int)((__typeof__(x))-1"
                 " < (__typeof__(x))0)\nint main(void)\n{\n")
-        for kind, n, _ in items:
+        for kind, n, body in items:
             if kind in ("const", "enumerator"):
                 f.write('\tprintf("%s %%llu %%zu %%d\\n", (unsigned long '
                         'long)(%s), sizeof(%s), SGN(%s));\n' % (n, n, n, n))
@@ -263,6 +367,10 @@ def cmd_rdma_probe(names, includes, out):
             elif kind == "typedef":
                 f.write('\tprintf("%s %%zu %%zu\\n", sizeof(%s), '
                         '__alignof__(%s));\n' % (n, n, n))
+            elif kind == "member":
+                t, path, size = member_parts(n, body)
+                f.write('\tprintf("%s %%zu %%zu\\n", offsetof(%s, %s), '
+                        '(size_t)%s);\n' % (n, t, path, size))
         f.write("\treturn 0;\n}\n")
 
 
@@ -318,6 +426,16 @@ def load_values(path):
     return vals
 
 
+def member_parts(n, body):
+    """(aggregate type, member path, size expression) of a member item
+    "tag.path" of a struct or union; a flexible array's size is 0."""
+    tag, path = n.split(".", 1)
+    t = "%s %s" % (body, tag)
+    if path.endswith("[]"):
+        return t, path[:-2], "0"
+    return t, path, "sizeof(((%s *)0)->%s)" % (t, path)
+
+
 def check_line(kind, n, body, vals):
     v = vals.get(n)
     if kind in ("const", "enumerator"):
@@ -336,6 +454,10 @@ def check_line(kind, n, body, vals):
     if kind == "typedef":
         return ("_Static_assert(sizeof(%s) == %s && __alignof__(%s) == %s, "
                 "\"%s\");" % (n, v[0], n, v[1], n))
+    if kind == "member":
+        t, path, size = member_parts(n, body)
+        return ("_Static_assert(offsetof(%s, %s) == %s && %s == %s, \"%s\");"
+                % (t, path, v[0], size, v[1], n))
     if kind == "function":
         # parenthesised: a function-like macro of the same name
         # (ibv_query_port) does not expand
@@ -349,7 +471,7 @@ def cmd_ours_probe(names, values, includes, out):
     vals = load_values(values)
     with open(out, "w") as f:
         f.write(includes_text(includes))
-        f.write("#define SGN(x) (int)((__typeof__(x))-1 < "
+        f.write("#include <stddef.h>\n#define SGN(x) (int)((__typeof__(x))-1 < "
                 "(__typeof__(x))0)\n")
         for kind, n, body in items:
             f.write("/* %s %s */\n%s\n" % (kind, n,

@@ -6,9 +6,10 @@
 # their own, not libibverbs), with every rdma-core or kernel uAPI header
 # they include (rdma/ib_user_verbs.h, rdma/ib_user_sa.h).  From `cc -E -dD`
 # of all of them tests/abi/hdr_names.py lists the enumerators, macros,
-# struct/union/enum tags, typedefs and functions those files declare; a
-# probe built against rdma-core's headers prints each constant's value,
-# size and signedness and each tag's size and alignment; a second probe,
+# struct/union/enum tags and their members, typedefs and functions those
+# files declare; a probe built against rdma-core's headers prints each
+# constant's value, size and signedness, each tag's size and alignment and
+# each member's offset and size; a second probe,
 # built against ours, asserts each name one line at a time
 # (_Static_assert for values and layouts, a use for functions, #ifdef for
 # the other macros), and every line that fails to compile names a missing
@@ -93,14 +94,16 @@ if $CC -std=gnu11 -w -I"$ROOT/include" -M ours.c 2>/dev/null |
 	echo "FAIL: ours includes rdma-core's headers (above)"
 	fail=1
 fi
-# The checks can fail: with one value and one size altered and a name
-# rdma-core does not have, exactly those three must be reported.
+# The checks can fail: with one value, one size and one offset altered
+# and a name rdma-core does not have, exactly those four are reported.
 cp names.txt neg-names.txt
 echo "const PV_NAMES_NO_SUCH_NAME" >>neg-names.txt
 e1=$(awk '$1 == "enumerator" { print $2; exit }' names.txt)
 t1=$(awk '$1 == "tag_struct" { print $2; exit }' names.txt)
-awk -v e="$e1" -v t="$t1" '$1 == e { $2 = $2 + 1 } $1 == t { $2 = $2 + 8 }
-	{ print }' values.txt >neg-values.txt
+m1=$(awk '$1 == "member" { print $2; exit }' names.txt)
+awk -v e="$e1" -v t="$t1" -v m="$m1" '$1 == e { $2 = $2 + 1 }
+	$1 == t { $2 = $2 + 8 } $1 == m { $2 = $2 + 4 } { print }' \
+	values.txt >neg-values.txt
 echo "PV_NAMES_NO_SUCH_NAME 1 4 1" >>neg-values.txt
 $NAMES ours-probe neg-names.txt neg-values.txt "$ours_inc" neg.c
 $CC -std=gnu11 -w -fmax-errors=0 -I"$ROOT/include" -fsyntax-only neg.c \
@@ -108,7 +111,7 @@ $CC -std=gnu11 -w -fmax-errors=0 -I"$ROOT/include" -fsyntax-only neg.c \
 $NAMES verdict neg-names.txt neg-values.txt neg.c neg.err >neg.txt
 neg=$(grep -E '^(DIFFERS|MISSING)' neg.txt | awk '{print $1 "-" $3}' |
 	sort | tr '\n' ' ')
-want=$(printf '%s\n' "DIFFERS-$e1" "DIFFERS-$t1" \
+want=$(printf '%s\n' "DIFFERS-$e1" "DIFFERS-$t1" "DIFFERS-$m1" \
 	"MISSING-PV_NAMES_NO_SUCH_NAME" | sort | tr '\n' ' ')
 if [ "$neg" != "$want" ]; then
 	echo "FAIL: the negative control reported '$neg', not '$want'"
