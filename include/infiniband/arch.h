@@ -16,14 +16,24 @@
 #ifndef ntohll
 #undef htonll
 #undef ntohll
+/* Byte swaps by the compiler's builtin: <endian.h> hides htobe64 under
+ * strict -std=c11. */
 static inline __attribute__((deprecated)) uint64_t htonll(uint64_t x)
 {
-	return htobe64(x);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return __builtin_bswap64(x);
+#else
+	return x;
+#endif
 }
 
 static inline __attribute__((deprecated)) uint64_t ntohll(uint64_t x)
 {
-	return be64toh(x);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return __builtin_bswap64(x);
+#else
+	return x;
+#endif
 }
 #define htonll htonll
 #define ntohll ntohll
