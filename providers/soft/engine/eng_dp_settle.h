@@ -3,14 +3,11 @@
 #ifndef ENG_DP_SETTLE_H
 #define ENG_DP_SETTLE_H
 
-#include <stdbool.h>
-#include <stdint.h>
+#include "providers/soft/engine/eng_obj.h"
 
-#include "providers/soft/engine/eng.h"
-
-/* Whether request op depends on the work its client posted before it. */
-bool eng_dp_settle_op(uint16_t op);
-/* Runs the work c's QPs have posted, bounded (about one pass). */
-void eng_dp_settle(struct eng *e, struct eng_conn *c);
+/* Before serving r (a well-framed request): runs the work its client
+ * posted that r depends on, bounded (about one pass); nothing for other
+ * requests. */
+void eng_dp_settle(struct eng_req *r);
 
 #endif /* ENG_DP_SETTLE_H */

@@ -533,8 +533,7 @@ static int dispatch(struct eng_req *r)
 	if (ret < 0)
 		return ret;
 	/* Work posted before the request runs first (eng_dp_settle.c). */
-	if (eng_dp_settle_op(r->op))
-		eng_dp_settle(r->e, r->c);
+	eng_dp_settle(r);
 	ret = handlers[r->op].fn(r);
 	if (ret < 0)
 		eng_stat_inc(requests_failed);
