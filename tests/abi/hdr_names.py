@@ -2,16 +2,19 @@
 """Public names of a set of C headers, and probes that compare two copies.
 
 usage: hdr_names.py names PREPROCESSED HEADER...     > names.txt
-       hdr_names.py rdma-probe NAMES INCLUDES OUT.c
+       hdr_names.py classify-probe NAMES OUT.c INCLUDES
        hdr_names.py classify NAMES ERRORS OUT.c INCLUDES   (rewrites NAMES)
+       hdr_names.py rdma-probe NAMES INCLUDES OUT.c
        hdr_names.py ours-probe NAMES VALUES INCLUDES OUT.c
        hdr_names.py verdict NAMES VALUES OUT.c ERRORS
 
 "names" reads `cc -E -dD` output of a file that includes the headers and
 lists, for the lines that came from HEADER... (absolute paths), every
 object-like and function-like macro still defined at the end, every
-enumerator, struct/union/enum tag with a body, typedef and function
-declaration, one "KIND NAME [MACRO BODY]" per line.
+enumerator, struct/union/enum tag with a body and every member of the
+structs and unions (dotted paths through named nested aggregates,
+anonymous ones flattened, bit-fields left out), typedef and function
+declaration, one "KIND NAME [MACRO BODY | TAG KIND]" per line.
 
 The probes (see verbs_names.sh): built against rdma-core's headers, the
 first tells which macros are integer constant expressions (a compile
@@ -380,7 +383,6 @@ def cmd_classify_probe(names, out, includes):
     items = load_names(names)
     with open(out, "w") as f:
         f.write(includes_text(includes))
-        lines = includes_text(includes).count("\n")
         for kind, n, _ in items:
             if kind == "macro":
                 f.write("_Static_assert(((%s) | 0) == ((%s) | 0), \"\");\n"
@@ -401,7 +403,6 @@ def cmd_classify(names, errors, out, includes):
                     kind = "const"
                 elif body in tags:
                     kind = "alias_" + tags[body]
-                    body = body
             f.write("%s %s %s\n" % (kind, n, body))
 
 
