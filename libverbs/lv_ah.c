@@ -34,11 +34,11 @@ LV_EXPORT int ibv_destroy_ah(struct ibv_ah *ah)
 	int ret;
 
 	if (!ah)
-		return EINVAL;
+		return lv_errno(-EINVAL);
 	ctx = pv_ctx(ah->context);
 	ret = ctx->ops->destroy_ah(ctx, (struct pv_ah *)ah);
 	if (ret < 0)
-		return -ret;
+		return lv_errno(ret);
 	free(ah);
 	return 0;
 }
@@ -109,5 +109,5 @@ LV_EXPORT int ibv_resolve_eth_l2_from_gid(struct ibv_context *context,
 					  struct ibv_ah_attr *attr,
 					  uint8_t eth_mac[6], uint16_t *vid)
 {
-	return EOPNOTSUPP;
+	return lv_errno(-EOPNOTSUPP);
 }

@@ -27,6 +27,19 @@ static inline int lv_pos(int ret)
 	return ret < 0 ? -ret : 0;
 }
 
+/* Positive errno for the control verbs, also left in errno: rdma-core
+ * returns the errno of the failed command (write or ioctl on the cmd fd)
+ * and leaves it in errno, and tools print strerror(errno) (issue 12,
+ * item 4).  The data-path verbs (post_*, req_notify_cq) return it only,
+ * as rdma-core's providers do: lv_pos. */
+static inline int lv_errno(int ret)
+{
+	if (ret >= 0)
+		return 0;
+	errno = -ret;
+	return -ret;
+}
+
 /* -1 with errno set, for verbs documented as returning -1. */
 static inline int lv_minus1(int ret)
 {

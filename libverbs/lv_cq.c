@@ -162,9 +162,9 @@ LV_EXPORT int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 	struct pv_context *ctx;
 
 	if (!cq || cqe <= 0)
-		return EINVAL;
+		return lv_errno(-EINVAL);
 	ctx = pv_ctx(cq->context);
-	return lv_pos(ctx->ops->resize_cq(ctx, pv_cq_of(cq), cqe));
+	return lv_errno(ctx->ops->resize_cq(ctx, pv_cq_of(cq), cqe));
 }
 
 LV_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
@@ -176,7 +176,7 @@ LV_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 	int ret;
 
 	if (!cq)
-		return EINVAL;
+		return lv_errno(-EINVAL);
 	ctx = pv_ctx(cq->context);
 	channel = cq->channel;
 	/* Stop mapping events to it first; if the provider refuses (the CQ
@@ -185,7 +185,7 @@ LV_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 	ret = ctx->ops->destroy_cq(ctx, pcq);
 	if (ret < 0) {
 		lv_ctx_track(ctx, PV_KIND_CQ, pcq->handle, pcq);
-		return -ret;
+		return lv_errno(ret);
 	}
 	pthread_mutex_lock(&ctx->obj_lock);
 	comps = pcq->comp_delivered;

@@ -36,11 +36,11 @@ LV_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
 	int ret;
 
 	if (!pd)
-		return EINVAL;
+		return lv_errno(-EINVAL);
 	ctx = pv_ctx(pd->context);
 	ret = ctx->ops->dealloc_pd(ctx, pv_pd_of(pd));
 	if (ret < 0)
-		return -ret;
+		return lv_errno(ret);
 	free(pd);
 	return 0;
 }
@@ -116,11 +116,11 @@ LV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 	int ret;
 
 	if (!mr)
-		return EINVAL;
+		return lv_errno(-EINVAL);
 	ctx = pv_ctx(mr->context);
 	ret = ctx->ops->dereg_mr(ctx, pv_mr_of(mr));
 	if (ret < 0)
-		return -ret;
+		return lv_errno(ret);
 	free(mr);
 	return 0;
 }

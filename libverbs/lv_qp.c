@@ -124,11 +124,11 @@ LV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	int ret;
 
 	if (!qp || !attr)
-		return EINVAL;
+		return lv_errno(-EINVAL);
 	ctx = pv_ctx(qp->context);
 	ret = ctx->ops->modify_qp(ctx, pv_qp_of(qp), attr, attr_mask);
 	if (ret < 0)
-		return -ret;
+		return lv_errno(ret);
 	if (attr_mask & IBV_QP_STATE)
 		qp->state = attr->qp_state;
 	return 0;
@@ -142,7 +142,7 @@ LV_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	int ret;
 
 	if (!qp || !attr)
-		return EINVAL;
+		return lv_errno(-EINVAL);
 	if (!init_attr)
 		init_attr = &dummy;
 	memset(attr, 0, sizeof(*attr));
@@ -150,7 +150,7 @@ LV_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	ctx = pv_ctx(qp->context);
 	ret = ctx->ops->query_qp(ctx, pv_qp_of(qp), attr, attr_mask, init_attr);
 	if (ret < 0)
-		return -ret;
+		return lv_errno(ret);
 	init_attr->qp_context = qp->qp_context;
 	init_attr->send_cq = qp->send_cq;
 	init_attr->recv_cq = qp->recv_cq;
@@ -168,13 +168,13 @@ LV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 	int ret;
 
 	if (!qp)
-		return EINVAL;
+		return lv_errno(-EINVAL);
 	ctx = pv_ctx(qp->context);
 	lv_ctx_untrack(ctx, PV_KIND_QP, pqp->handle);
 	ret = ctx->ops->destroy_qp(ctx, pqp);
 	if (ret < 0) {
 		lv_ctx_track(ctx, PV_KIND_QP, pqp->handle, pqp);
-		return -ret;
+		return lv_errno(ret);
 	}
 	pthread_mutex_lock(&ctx->obj_lock);
 	delivered = pqp->async_delivered;
@@ -192,9 +192,9 @@ LV_EXPORT int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 	struct pv_context *ctx;
 
 	if (!qp || !gid)
-		return EINVAL;
+		return lv_errno(-EINVAL);
 	ctx = pv_ctx(qp->context);
-	return lv_pos(ctx->ops->attach_mcast(ctx, pv_qp_of(qp), gid, lid));
+	return lv_errno(ctx->ops->attach_mcast(ctx, pv_qp_of(qp), gid, lid));
 }
 
 LV_EXPORT int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
@@ -203,9 +203,9 @@ LV_EXPORT int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 	struct pv_context *ctx;
 
 	if (!qp || !gid)
-		return EINVAL;
+		return lv_errno(-EINVAL);
 	ctx = pv_ctx(qp->context);
-	return lv_pos(ctx->ops->detach_mcast(ctx, pv_qp_of(qp), gid, lid));
+	return lv_errno(ctx->ops->detach_mcast(ctx, pv_qp_of(qp), gid, lid));
 }
 
 /* Conservative: 0 tells the app not to rely on the placement order of
@@ -218,10 +218,10 @@ LV_EXPORT int ibv_query_qp_data_in_order(struct ibv_qp *qp,
 
 LV_EXPORT int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
-	return EOPNOTSUPP;
+	return lv_errno(-EOPNOTSUPP);
 }
 
 LV_EXPORT int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
-	return EOPNOTSUPP;
+	return lv_errno(-EOPNOTSUPP);
 }

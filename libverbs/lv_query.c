@@ -29,10 +29,10 @@ LV_EXPORT int ibv_query_device(struct ibv_context *context,
 	int ret;
 
 	if (!context || !device_attr)
-		return EINVAL;
+		return lv_errno(-EINVAL);
 	ret = query_device_all(pv_ctx(context), &ex);
 	if (ret < 0)
-		return -ret;
+		return lv_errno(ret);
 	*device_attr = ex.orig_attr;
 	return 0;
 }
@@ -45,12 +45,12 @@ int lv_query_device_ex(struct ibv_context *c,
 	int ret;
 
 	if (input && input->comp_mask)
-		return EINVAL;
+		return lv_errno(-EINVAL);
 	if (attr_size < sizeof(attr->orig_attr))
-		return EINVAL;
+		return lv_errno(-EINVAL);
 	ret = query_device_all(pv_ctx(c), &ex);
 	if (ret < 0)
-		return -ret;
+		return lv_errno(ret);
 	/* An app built against a newer header may pass a larger struct:
 	 * fields we don't know stay zero. */
 	if (attr_size > sizeof(ex)) {
@@ -75,10 +75,10 @@ int lv_query_port_ex(struct ibv_context *c, uint8_t port,
 	int ret;
 
 	if (!attr)
-		return EINVAL;
+		return lv_errno(-EINVAL);
 	ret = query_port_all(pv_ctx(c), port, &full);
 	if (ret < 0)
-		return -ret;
+		return lv_errno(ret);
 	if (attr_len > sizeof(full)) {
 		memset((char *)attr + sizeof(full), 0, attr_len - sizeof(full));
 		attr_len = sizeof(full);
@@ -95,7 +95,7 @@ LV_EXPORT int ibv_query_port(struct ibv_context *context, uint8_t port_num,
 			     struct _compat_ibv_port_attr *port_attr)
 {
 	if (!context)
-		return EINVAL;
+		return lv_errno(-EINVAL);
 	return lv_query_port_ex(context, port_num,
 				(struct ibv_port_attr *)port_attr,
 				sizeof(struct ibv_port_attr));
@@ -195,10 +195,10 @@ LV_EXPORT int _ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num,
 
 	if (!context || !entry || flags || entry_size < sizeof(*entry) ||
 	    port_num > UINT8_MAX)
-		return EINVAL;
+		return lv_errno(-EINVAL);
 	ret = gid_entry(pv_ctx(context), port_num, gid_index, &e);
 	if (ret < 0)
-		return -ret;
+		return lv_errno(ret);
 	memcpy(entry, &e, sizeof(e));
 	return 0;
 }

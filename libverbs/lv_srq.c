@@ -49,9 +49,9 @@ LV_EXPORT int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 	struct pv_context *ctx;
 
 	if (!srq || !srq_attr)
-		return EINVAL;
+		return lv_errno(-EINVAL);
 	ctx = pv_ctx(srq->context);
-	return lv_pos(ctx->ops->modify_srq(ctx, pv_srq_of(srq), srq_attr,
+	return lv_errno(ctx->ops->modify_srq(ctx, pv_srq_of(srq), srq_attr,
 					   srq_attr_mask));
 }
 
@@ -60,10 +60,10 @@ LV_EXPORT int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr)
 	struct pv_context *ctx;
 
 	if (!srq || !srq_attr)
-		return EINVAL;
+		return lv_errno(-EINVAL);
 	ctx = pv_ctx(srq->context);
 	memset(srq_attr, 0, sizeof(*srq_attr));
-	return lv_pos(ctx->ops->query_srq(ctx, pv_srq_of(srq), srq_attr));
+	return lv_errno(ctx->ops->query_srq(ctx, pv_srq_of(srq), srq_attr));
 }
 
 LV_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
@@ -74,13 +74,13 @@ LV_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
 	int ret;
 
 	if (!srq)
-		return EINVAL;
+		return lv_errno(-EINVAL);
 	ctx = pv_ctx(srq->context);
 	lv_ctx_untrack(ctx, PV_KIND_SRQ, psrq->handle);
 	ret = ctx->ops->destroy_srq(ctx, psrq);
 	if (ret < 0) {
 		lv_ctx_track(ctx, PV_KIND_SRQ, psrq->handle, psrq);
-		return -ret;
+		return lv_errno(ret);
 	}
 	pthread_mutex_lock(&ctx->obj_lock);
 	delivered = psrq->async_delivered;

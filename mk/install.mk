@@ -12,7 +12,7 @@ $(BUILD)/pkgconfig/%.pc: mk/pc/%.pc.in FORCE
 
 install-headers:
 	install -d $(DESTDIR)$(INCLUDEDIR)/infiniband
-	install -m 0644 include/infiniband/verbs.h $(DESTDIR)$(INCLUDEDIR)/infiniband/
+	install -m 0644 $(wildcard include/infiniband/*.h) $(DESTDIR)$(INCLUDEDIR)/infiniband/
 
 install-pc: $(PC_FILES)
 	install -d $(DESTDIR)$(PKGCONFIGDIR)

@@ -5,6 +5,14 @@
 
 HEADERS_CHECK += providers/soft/pv-soft-abi.h
 HEADERS_CHECK += include/infiniband/verbs.h
+HEADERS_CHECK += include/infiniband/verbs_api.h
+HEADERS_CHECK += include/infiniband/ib_user_ioctl_verbs.h
+HEADERS_CHECK += include/infiniband/opcode.h
+HEADERS_CHECK += include/infiniband/sa.h
+HEADERS_CHECK += include/infiniband/tm_types.h
+# Obsolete in rdma-core too: they #warning so on inclusion, as rdma-core's do.
+HDR_OBSOLETE_CFLAGS := -Wno-cpp
+$(eval $(call headers_check,include/infiniband/arch.h include/infiniband/sa-kern-abi.h,HDR_OBSOLETE_CFLAGS,))
 HEADERS_CHECK += providers/soft/pv-soft-ring-abi.h
 HEADERS_CHECK += tests/unit/engine/test_eng_qp_fsm.h
 HEADERS_CHECK += tests/integration/engine_mem/eng_mem.h

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * infiniband/sa.h — subnet administration records as librdmacm's public
- * headers use them (struct rdma_route points at an ibv_sa_path_rec).
- * Layout-identical to rdma-core 44's header of the same name; written
- * from the InfiniBand Architecture Specification vol. 1, 15.2.5 (the
- * PathRecord, MCMemberRecord and ServiceRecord attributes) and checked by
- * tests/abi/rdmacm_layout.sh against Debian's libibverbs-dev.
+ * Subnet administration records as libibverbs users see them
+ * (<infiniband/sa.h> of rdma-core 44): unpacked PathRecord, MCMemberRecord
+ * and ServiceRecord attributes (IBA 15.2.5.16, 15.2.5.17, 15.2.5.14), and
+ * the packed wire PathRecord with the flags librdmacm uses to pass paths
+ * (struct ibv_path_data, RDMA_OPTION_IB_PATH).
  */
 #ifndef INFINIBAND_SA_H
 #define INFINIBAND_SA_H
@@ -13,8 +12,12 @@
 #include <infiniband/verbs.h>
 #include <linux/types.h>
 
-/* A path record in host form (host-order fields, except the __be ones). */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct ibv_sa_path_rec {
+	/* the record's two reserved words are not kept */
 	union ibv_gid dgid;
 	union ibv_gid sgid;
 	__be16 dlid;
@@ -70,41 +73,47 @@ struct ibv_sa_service_rec {
 	uint64_t data64[2];
 };
 
+/* reversible_numpath bit 7 */
 #define IBV_PATH_RECORD_REVERSIBLE 0x80
 
-/* A path record in wire form (IBA 15.2.5.16: 64 bytes, network order). */
+/* A PathRecord as it is on the wire (64 bytes, big-endian fields). */
 struct ibv_path_record {
 	__be64 service_id;
 	union ibv_gid dgid;
 	union ibv_gid sgid;
 	__be16 dlid;
 	__be16 slid;
-	__be32 flowlabel_hoplimit;	/* reserved:4 flow label:20 hop limit:8 */
+	__be32 flowlabel_hoplimit;	/* 31:28 reserved, 27:8 flow label,
+					 * 7:0 hop limit */
 	uint8_t tclass;
-	uint8_t reversible_numpath;	/* reversible:1 numb path:7 */
+	uint8_t reversible_numpath;	/* 7 reversible, 6:0 number of paths */
 	__be16 pkey;
-	__be16 qosclass_sl;		/* QoS class:12 SL:4 */
-	uint8_t mtu;			/* selector:2 MTU:6 */
-	uint8_t rate;			/* selector:2 rate:6 */
-	uint8_t packetlifetime;		/* selector:2 life time:6 */
+	__be16 qosclass_sl;		/* 15:4 QoS class, 3:0 SL */
+	uint8_t mtu;			/* 7:6 selector, 5:0 MTU */
+	uint8_t rate;			/* 7:6 selector, 5:0 rate */
+	uint8_t packetlifetime;		/* 7:6 selector, 5:0 lifetime */
 	uint8_t preference;
 	uint8_t reserved[6];
 };
 
-#define IBV_PATH_FLAG_GMP		(1 << 0)
-#define IBV_PATH_FLAG_PRIMARY		(1 << 1)
-#define IBV_PATH_FLAG_ALTERNATE		(1 << 2)
-#define IBV_PATH_FLAG_OUTBOUND		(1 << 3)
-#define IBV_PATH_FLAG_INBOUND		(1 << 4)
-#define IBV_PATH_FLAG_INBOUND_REVERSE	(1 << 5)
+/* struct ibv_path_data.flags: what the path is for. */
+#define IBV_PATH_FLAG_GMP (1 << 0)
+#define IBV_PATH_FLAG_PRIMARY (1 << 1)
+#define IBV_PATH_FLAG_ALTERNATE (1 << 2)
+#define IBV_PATH_FLAG_OUTBOUND (1 << 3)
+#define IBV_PATH_FLAG_INBOUND (1 << 4)
+#define IBV_PATH_FLAG_INBOUND_REVERSE (1 << 5)
 #define IBV_PATH_FLAG_BIDIRECTIONAL \
 	(IBV_PATH_FLAG_OUTBOUND | IBV_PATH_FLAG_INBOUND_REVERSE)
 
-/* What RDMA_OPTION_IB_PATH takes: flags and one wire-form record. */
 struct ibv_path_data {
 	uint32_t flags;
 	uint32_t reserved;
 	struct ibv_path_record path;
 };
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* INFINIBAND_SA_H */

@@ -8,7 +8,9 @@
  * libibverbs.so.1 and vice versa.  tests/abi/verbs_layout.sh checks every
  * size, offset and constant against the installed rdma-core header.
  *
- * The header is self-contained: it needs only libc and <linux/types.h>.
+ * It needs libc, the kernel uAPI headers (<linux/types.h>,
+ * <rdma/ib_user_verbs.h>) and our <infiniband/verbs_api.h>, which brings
+ * the uverbs names rdma-core's verbs.h brings (tests/abi/verbs_names.sh).
  * Names that rdma-core aliases to kernel uAPI types (flow action ESP,
  * advise_mr) are declared here directly under their ibv_ names.
  *
@@ -30,6 +32,7 @@
 #include <sys/types.h>
 #include <time.h>
 #include <linux/types.h>
+#include <infiniband/verbs_api.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -11,7 +11,8 @@ cd "$PV_ROOT" || exit 1
 make -s install BUILD="$PV_BUILD" DESTDIR="$STAGE" PREFIX=/opt/podverbs \
 	CNIBINDIR=/opt/podverbs/cni >"$STAGE/install.log" 2>&1 ||
 	{ cat "$STAGE/install.log"; fail "make install"; }
-for f in include/infiniband/verbs.h lib/libibverbs.so.1 lib/libibverbs.so \
+for f in include/infiniband/verbs.h include/infiniband/verbs_api.h \
+	 include/infiniband/ib_user_ioctl_verbs.h lib/libibverbs.so.1 lib/libibverbs.so \
 	 lib/pkgconfig/libibverbs.pc sbin/podverbsd sbin/podverbs-device-plugin \
 	 bin/pvctl cni/podverbs; do
 	[ -e "$STAGE/opt/podverbs/$f" ] || fail "not installed: $f"

@@ -28,6 +28,7 @@
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_fdcheck.h"
 #include "providers/soft/engine/eng_limits.h"
+#include "providers/soft/engine/eng_dp_settle.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
 #include "providers/soft/engine/eng_reaper.h"
@@ -546,6 +547,8 @@ static int dispatch(struct eng_req *r)
 	ret = check_access(r, handlers[r->op].need);
 	if (ret < 0)
 		return ret;
+	/* Work posted before the request runs first (eng_dp_settle.c). */
+	eng_dp_settle(r);
 	ret = handlers[r->op].fn(r);
 	if (ret < 0)
 		eng_stat_inc(requests_failed);

@@ -55,7 +55,8 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_resp_res.c \
 	providers/soft/engine/eng_net.c \
 	providers/soft/engine/eng_net_rx.c \
-	providers/soft/engine/eng_net_tx.c
+	providers/soft/engine/eng_net_tx.c \
+	providers/soft/engine/eng_dp_settle.c
 
 ENG_CORE_OBJS := $(call objs,$(ENG_CORE_SRCS))
 ENG_DEPS := $(ENG_CORE_OBJS) $(PV_COMMON_OBJS) $(PV_SOFT_PROTO_OBJS) $(NETNS_LIB)
@@ -102,6 +103,7 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_mrkey.h \
 	providers/soft/engine/eng_rguard.h \
 	providers/soft/engine/eng_dp_budget.h \
+	providers/soft/engine/eng_dp_settle.h \
 	providers/soft/engine/eng_dp_rguard.h \
 	providers/soft/engine/eng_wr.h \
 	providers/soft/engine/eng_wire_crc32.h \

@@ -26,7 +26,9 @@ DPT_PROGS := \
 	dpt_restart \
 	dpt_ring_race \
 	dpt_flood \
-	dpt_chunk_mr
+	dpt_chunk_mr \
+	dpt_order \
+	dpt_errno
 
 # $(call dpt_prog,NAME): $(DPT_DIR)/NAME from NAME.c and the harness.
 define dpt_prog
