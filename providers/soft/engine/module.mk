@@ -53,7 +53,10 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_net.c \
 	providers/soft/engine/eng_net_rx.c \
 	providers/soft/engine/eng_net_tx.c \
-	providers/soft/engine/eng_wire_iphdr.c
+	providers/soft/engine/eng_wire_iphdr.c \
+	providers/soft/engine/eng_recv.c \
+	providers/soft/engine/eng_wire_tx.c \
+	providers/soft/engine/eng_wire_ud.c
 
 ENG_CORE_OBJS := $(call objs,$(ENG_CORE_SRCS))
 ENG_DEPS := $(ENG_CORE_OBJS) $(PV_COMMON_OBJS) $(PV_SOFT_PROTO_OBJS) $(NETNS_LIB)
@@ -114,7 +117,8 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_net.h \
 	providers/soft/engine/eng_net_int.h \
 	providers/soft/engine/eng_wire_iphdr.h \
-	providers/soft/engine/eng_wire_xport.h
+	providers/soft/engine/eng_wire_xport.h \
+	providers/soft/engine/eng_recv.h
 
 $(eval $(call unit_test,test_eng_pure,tests/unit/engine/test_eng_pure.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_handles.o eng_idtab.o eng_limits.o eng_port.o eng_csprng.o eng_keytab.o eng_rguard.o eng_dp_budget.o),))
 $(eval $(call unit_test,test_eng_dispatch,tests/unit/engine/test_eng_dispatch.c,$(ENG_DEPS),$(NETNS_LIBS)))
