@@ -17,6 +17,13 @@
  * share its port), the engine never blocks on it, and the receive stage
  * (eng_net_rx's owner) checks a packet's addresses and QP against the
  * device's GIDs and the QP's address vector as rxe does.
+ *
+ * What the socket does not show: the IP header itself.  Its addresses,
+ * TOS and TTL come as the sockaddr and cmsgs below; the IPv4
+ * Identification, which the ICRC covers, the receive stage recovers from
+ * the ICRC (eng_wire_iphdr.h; a raw or packet socket would show it but
+ * needs CAP_NET_RAW, and copies every UDP packet of the pod).  Sends set
+ * DF, so Linux gives them ID 0 and the sender knows its own header.
  */
 #ifndef ENG_NET_H
 #define ENG_NET_H
@@ -101,6 +108,9 @@ void eng_net_dev_sync(struct eng *e, struct eng_dev *d,
 void eng_net_dev_fini(struct eng *e, struct eng_dev *d);
 /* PV_WIRE_* bits of d's sockets (pv_ipc_dev_info.wire_state). */
 uint8_t eng_net_wire_state(const struct eng_dev *d);
+/* The address d's socket of that family is bound to (GID form), which
+ * is the source of what it sends; false when it has none. */
+bool eng_net_bound_addr(const struct eng_dev *d, bool ipv6, uint8_t gid[16]);
 /* The engine's shared buffers (eng_fini). */
 void eng_net_fini(struct eng *e);
 
