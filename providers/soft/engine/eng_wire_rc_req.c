@@ -318,7 +318,9 @@ static bool send_window(struct eng *e, struct eng_dp_qp *dq,
 	while (w->sent < w->n && b->bytes) {
 		uint64_t bytes = 0;
 
-		if (rc && (uint32_t)eng_psn_diff(w->tx_psn, w->una) >= flight)
+		/* Signed: a late ACK may have moved una past the cursor
+		 * of a go-back-N in progress. */
+		if (rc && eng_psn_diff(w->tx_psn, w->una) >= (int64_t)flight)
 			break;
 		if (!send_one(e, dq, w, &bytes))
 			break;
