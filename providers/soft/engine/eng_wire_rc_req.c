@@ -408,15 +408,3 @@ bool eng_wire_rc_req_run(struct eng *e, struct eng_dp_qp *dq,
 	return did;
 }
 
-/* Until the wire's transmit helper (eng_wire_tx.c) is linked: nothing
- * leaves, as with the link down (the transport timer tells). */
-__attribute__((weak)) int eng_wire_tx(struct eng *e, struct eng_dev *d,
-				      const struct eng_wire_dst *dst,
-				      const struct eng_pkt_hdrs *h,
-				      const struct eng_seg *pay, uint32_t npay,
-				      uint32_t paylen)
-{
-	(void)e; (void)d; (void)dst; (void)h; (void)pay; (void)npay;
-	(void)paylen;
-	return -EHOSTUNREACH;
-}

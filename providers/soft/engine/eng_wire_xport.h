@@ -108,9 +108,11 @@ int eng_wire_ud_send(struct eng *e, struct eng_dp_qp *dq,
 		     uint32_t qkey);
 
 /* UD receive: a packet classify accepted for qp (a UD QP of d that
- * receives; Q_Key and P_Key matched): to its RQ/SRQ with the GRH. */
+ * receives; Q_Key and P_Key matched): to its RQ/SRQ, the GRH area
+ * filled from ip (the IP header as sent, eng_wire_iphdr.h). */
+struct eng_wire_ip;
 void eng_wire_ud_rx(struct eng *e, struct eng_dev *d, struct eng_qp *qp,
-		    const struct eng_pkt *pkt, const struct eng_net_pkt *np);
+		    const struct eng_pkt *pkt, const struct eng_wire_ip *ip);
 
 /*
  * QP1 (GSI, CM MADs, IBA 13.4.6/ch. 12) on the wire: a packet to dest

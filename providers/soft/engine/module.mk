@@ -53,6 +53,10 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_net.c \
 	providers/soft/engine/eng_net_rx.c \
 	providers/soft/engine/eng_net_tx.c \
+	providers/soft/engine/eng_wire_iphdr.c \
+	providers/soft/engine/eng_recv.c \
+	providers/soft/engine/eng_wire_tx.c \
+	providers/soft/engine/eng_wire_ud.c \
 	providers/soft/engine/eng_wire_rc_pkt.c \
 	providers/soft/engine/eng_wire_rc_req.c \
 	providers/soft/engine/eng_wire_rc_comp.c \
@@ -116,6 +120,9 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_resp_res.h \
 	providers/soft/engine/eng_net.h \
 	providers/soft/engine/eng_net_int.h \
+	providers/soft/engine/eng_wire_iphdr.h \
+	providers/soft/engine/eng_wire_xport.h \
+	providers/soft/engine/eng_recv.h \
 	providers/soft/engine/eng_wire_rc.h
 
 $(eval $(call unit_test,test_eng_pure,tests/unit/engine/test_eng_pure.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_handles.o eng_idtab.o eng_limits.o eng_port.o eng_csprng.o eng_keytab.o eng_rguard.o eng_dp_budget.o),))
@@ -197,9 +204,11 @@ $(eval $(call unit_test,test_eng_values,tests/unit/engine/test_eng_values.c,,))
 # The wire's pure pieces (issue 10): header codec, opcode table and
 # sequencing, ICRC, PSN arithmetic.
 ENG_WIRE_OBJS := $(addprefix $(OBJDIR)/providers/soft/engine/,eng_wire_crc32.o eng_wire_hdr.o eng_wire_icrc.o eng_wire_opcode.o)
+ENG_WIRE_IP_OBJS := $(ENG_WIRE_OBJS) $(OBJDIR)/providers/soft/engine/eng_wire_iphdr.o
 $(eval $(call unit_test,test_eng_wire_hdr,tests/unit/engine/test_eng_wire_hdr.c,$(ENG_WIRE_OBJS),))
 $(eval $(call unit_test,test_eng_wire_opcode,tests/unit/engine/test_eng_wire_opcode.c,$(ENG_WIRE_OBJS),))
 $(eval $(call unit_test,test_eng_wire_icrc,tests/unit/engine/test_eng_wire_icrc.c,$(ENG_WIRE_OBJS),))
+$(eval $(call unit_test,test_eng_wire_iphdr,tests/unit/engine/test_eng_wire_iphdr.c,$(ENG_WIRE_IP_OBJS),))
 $(eval $(call unit_test,test_eng_wire_psn,tests/unit/engine/test_eng_wire_psn.c,,))
 
 # The scapy/tshark cross-check's packet writer (tests/abi/wire_scapy.sh).
