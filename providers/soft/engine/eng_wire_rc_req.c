@@ -381,6 +381,7 @@ bool eng_wire_rc_req_run(struct eng *e, struct eng_dp_qp *dq,
 	w = eng_wire_rc_get(dq);
 	if (!w)
 		return false;
+	did = eng_wire_rc_resp_pump(e, dq);
 	if (dq->timer_kind != ENG_DP_TIMER_NONE &&
 	    eng_dp_now_ns() >= dq->timer_at) {
 		eng_wire_rc_timers(e, dq);
