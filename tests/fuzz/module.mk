@@ -62,3 +62,4 @@ fuzz-smoke: fuzz-build
 CLEAN_EXTRA += $(FUZZ_BUILD)
 -include $(shell find $(FUZZ_OBJDIR) -name '*.d' 2>/dev/null)
 $(eval $(call headers_check,tests/fuzz/fuzz_eng.h,NL_CFLAGS))
+$(eval $(call fuzz_target,fuzz_cm_mad,providers/soft/engine/eng_cm_mad.c providers/soft/engine/eng_cm_pdata.c providers/soft/engine/eng_cm_sm.c providers/soft/engine/eng_cm_sm_match.c providers/soft/engine/eng_cm_build.c,))
