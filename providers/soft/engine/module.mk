@@ -5,6 +5,9 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_admin.c \
 	providers/soft/engine/eng_admission.c \
 	providers/soft/engine/eng_caps.c \
+	providers/soft/engine/eng_cm_conn.c \
+	providers/soft/engine/eng_cm_core.c \
+	providers/soft/engine/eng_cm_id.c \
 	providers/soft/engine/eng_cq.c \
 	providers/soft/engine/eng_ctx.c \
 	providers/soft/engine/eng_device.c \
@@ -242,3 +245,5 @@ ALL_TARGETS += $(CM_MAD_VECTORS)
 HEADERS_CHECK += \
 	providers/soft/engine/eng_cm_build.h
 $(eval $(call unit_test,test_eng_cm_build,tests/unit/engine/test_eng_cm_build.c,$(ENG_CM_SM_OBJS) $(ENG_CM_OBJS),))
+HEADERS_CHECK += providers/soft/engine/eng_cm.h
+$(eval $(call unit_test,test_eng_cm,tests/unit/engine/test_eng_cm.c,$(ENG_DEPS),$(NETNS_LIBS)))
