@@ -227,6 +227,8 @@ $(eval $(call unit_test,test_eng_net,tests/unit/engine/test_eng_net.c,$(ENG_DEPS
 # A UDP 4791 blaster/counter (tests/integration/net_flood.sh, net_bench.sh).
 NET_BLAST := $(TESTDIR_B)/bin/net-blast
 $(NET_BLAST): $(call objs,tests/integration/net/net_blast.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_LDFLAGS) -o $@ $^
 
 ALL_TARGETS += $(NET_BLAST)
 # The CM agent's pure parts (issue 11): MAD codec, private data, state machines.
