@@ -83,6 +83,7 @@ struct eng_cm_id {
 	struct eng_cm_id *listener;	/* REQ_RCVD child: its listener */
 	struct eng_cm_id *peer;		/* the other end of a connection */
 	struct pv_cm_conn_param local, remote;
+	struct eng_cm_wconn *wire;	/* peer on another node (eng_cm_wire.h) */
 };
 
 /* Events the socket had no room for wait here, bounded (a client that
@@ -150,5 +151,10 @@ int eng_op_cm_establish(struct eng_req *r);
 int eng_op_cm_disconnect(struct eng_req *r);
 /* id is going away: its peer (or pending requester) is told. */
 void eng_cm_conn_abort(struct eng *e, struct eng_cm_id *id);
+
+/* eng_cm_wire_svc.c: id's destination is on the wire (dst_dev_id 0):
+ * its REQ goes out as a MAD; 0 or -errno. */
+int eng_cm_svc_wire_connect(struct eng *e, struct eng_cm_id *id,
+			    const struct eng_cm_msg *m);
 
 #endif /* ENG_CM_H */
