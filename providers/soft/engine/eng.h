@@ -33,7 +33,7 @@ struct eng_dp_sched;
 struct eng_net_dev;
 struct eng_net_buf;
 struct eng_cm;
-struct eng_cm_conn;
+struct eng_cm_chan;
 
 /* Something in the epoll set; ready() runs with the epoll events. */
 struct eng_pollable {
@@ -120,7 +120,7 @@ struct eng_conn {
 	uint32_t count[ENG_OBJ_KINDS];
 	struct eng_dp_ctx *dp;		/* rings and doorbell (CTX_MAP) */
 	struct eng_quota quota;		/* its share of dev->quota */
-	struct eng_cm_conn *cm;		/* CM_OPEN's event channel (eng_cm.h) */
+	struct eng_cm_chan *cm;		/* CM_OPEN's event channel (eng_cm.h) */
 };
 
 struct eng {

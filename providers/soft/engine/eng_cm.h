@@ -7,10 +7,13 @@
  * The exchange is modelled as the IB CM's messages (IBA 12.6: REQ, REP,
  * RTU, REJ, DREQ, DREP) handed from one id to the other, carrying the
  * same fields and private data, so that the cross-node wire can carry the
- * same messages later (eng_cm_mad*.c encodes them; not in this file).
+ * same messages later.  The names here (eng_cmid_*, ENG_CMID_*, struct
+ * eng_cm_chan) stay clear of the CM agent's (eng_cm_msg.h, eng_cm_sm.h:
+ * struct eng_cmid_msg, struct eng_cm_conn, enum eng_cm_state), which the
+ * wire will translate struct eng_cmid_msg to and from.
  *
- * Bounds: ids per connection ENG_CM_IDS_PER_CONN, per engine
- * ENG_CM_IDS_MAX; a listener's pending requests its backlog (at most
+ * Bounds: ids per connection ENG_CM_IDS_PER_CONN, per pod (netns)
+ * ENG_CM_IDS_PER_POD, per engine ENG_CM_IDS_MAX; a listener's pending requests its backlog (at most
  * ENG_CM_BACKLOG_MAX).  Events go out with MSG_DONTWAIT; those the socket
  * has no room for queue in the engine up to ENG_CM_EVQ_MAX per channel
  * and leave on EPOLLOUT, in order; the loop never waits for a client.
@@ -27,6 +30,7 @@
 struct eng_req;
 
 #define ENG_CM_IDS_PER_CONN	1024
+#define ENG_CM_IDS_PER_POD	8192	/* over all of a netns's connections */
 #define ENG_CM_IDS_MAX		65536
 #define ENG_CM_BACKLOG_MAX	1024
 #define ENG_CM_BACKLOG_DEFAULT	1024	/* backlog <= 0: the kernel ucma's max_backlog */
@@ -35,28 +39,28 @@ struct eng_req;
 #define ENG_CM_PORT_LO		32768
 #define ENG_CM_PORT_HI		60999
 
-enum eng_cm_state {
-	ENG_CM_IDLE,
-	ENG_CM_BOUND,
-	ENG_CM_ADDR,		/* address resolved */
-	ENG_CM_ROUTE,		/* route resolved */
-	ENG_CM_LISTEN,
-	ENG_CM_REQ_SENT,	/* active: REQ out, waiting for REP/REJ */
-	ENG_CM_REQ_RCVD,	/* passive: CONNECT_REQUEST delivered */
-	ENG_CM_REP_SENT,	/* passive: accepted, waiting for RTU */
-	ENG_CM_REP_RCVD,	/* active: REP delivered, RTU not yet sent */
-	ENG_CM_ESTABLISHED,
-	ENG_CM_DISCONNECTED,
+enum eng_cmid_state {
+	ENG_CMID_IDLE,
+	ENG_CMID_BOUND,
+	ENG_CMID_ADDR,		/* address resolved */
+	ENG_CMID_ROUTE,		/* route resolved */
+	ENG_CMID_LISTEN,
+	ENG_CMID_REQ_SENT,	/* active: REQ out, waiting for REP/REJ */
+	ENG_CMID_REQ_RCVD,	/* passive: CONNECT_REQUEST delivered */
+	ENG_CMID_REP_SENT,	/* passive: accepted, waiting for RTU */
+	ENG_CMID_REP_RCVD,	/* active: REP delivered, RTU not yet sent */
+	ENG_CMID_ESTABLISHED,
+	ENG_CMID_DISCONNECTED,
 };
 
 /* The CM messages handed between two ids (IBA 12.6). */
-enum eng_cm_msg_type {
-	ENG_CM_REQ, ENG_CM_REP, ENG_CM_RTU, ENG_CM_REJ, ENG_CM_DREQ,
-	ENG_CM_DREP,
+enum eng_cmid_msg_type {
+	ENG_CMID_MSG_REQ, ENG_CMID_MSG_REP, ENG_CMID_MSG_RTU,
+	ENG_CMID_MSG_REJ, ENG_CMID_MSG_DREQ, ENG_CMID_MSG_DREP,
 };
 
-struct eng_cm_msg {
-	enum eng_cm_msg_type type;
+struct eng_cmid_msg {
+	enum eng_cmid_msg_type type;
 	uint32_t reason;		/* REJ: IB CM reject reason */
 	struct pv_cm_conn_param p;	/* REQ, REP */
 	uint8_t pdata[PV_CM_PDATA_MAX];	/* p.pdata_len bytes used */
@@ -64,12 +68,12 @@ struct eng_cm_msg {
 
 struct eng_cm_id {
 	struct eng_list all_link;	/* in eng_cm.ids */
-	struct eng_list conn_link;	/* in eng_cm_conn.ids */
+	struct eng_list conn_link;	/* in eng_cm_chan.ids */
 	struct eng_conn *conn;
 	uint32_t handle;
 	uint64_t cookie;
 	uint32_t ps, qp_type;
-	enum eng_cm_state state;
+	enum eng_cmid_state state;
 	bool bound, reuseaddr, afonly;
 	uint8_t tos, ack_timeout;
 	struct pv_cm_addr src, dst;
@@ -90,7 +94,7 @@ struct eng_cm_id {
  * never reads loses the newest, counted); EPOLLOUT flushes them. */
 #define ENG_CM_EVQ_MAX		2048
 
-struct eng_cm_conn {
+struct eng_cm_chan {
 	struct eng_pollable evp;	/* evp.fd: engine end of the event
 					 * socket; in the epoll set (EPOLLOUT)
 					 * only while evq holds events */
@@ -123,13 +127,13 @@ void eng_cm_conn_close(struct eng *e, struct eng_conn *c);
 void eng_cm_fini(struct eng *e);
 /* The event socket's pollable callback, and its teardown (frees cm). */
 void eng_cm_ev_ready(struct eng *e, struct eng_pollable *p, uint32_t events);
-void eng_cm_ev_close(struct eng *e, struct eng_cm_conn *cm);
+void eng_cm_ev_close(struct eng *e, struct eng_cm_chan *cm);
 /* The id behind handle on r's connection, or NULL (counted). */
 struct eng_cm_id *eng_cm_id_get(struct eng_req *r, uint32_t handle);
 struct eng_cm_id *eng_cm_id_new(struct eng *e, struct eng_conn *c, int *err);
 void eng_cm_id_free(struct eng *e, struct eng_cm_id *id);
 void eng_cm_event(struct eng_cm_id *id, uint32_t type, int32_t status,
-		  const struct eng_cm_msg *m);
+		  const struct eng_cmid_msg *m);
 int eng_cm_bad(struct eng_req *r, int err, const char *why);
 /* The device visible to c whose GID table holds a (IPv4-mapped for
  * IPv4), and the index; NULL when none. */
@@ -155,6 +159,6 @@ void eng_cm_conn_abort(struct eng *e, struct eng_cm_id *id);
 /* eng_cm_wire_svc.c: id's destination is on the wire (dst_dev_id 0):
  * its REQ goes out as a MAD; 0 or -errno. */
 int eng_cm_svc_wire_connect(struct eng *e, struct eng_cm_id *id,
-			    const struct eng_cm_msg *m);
+			    const struct eng_cmid_msg *m);
 
 #endif /* ENG_CM_H */

@@ -22,8 +22,8 @@
 #include "providers/soft/engine/eng_stats.h"
 
 /* Copies the request's parameters and private data into a message. */
-static int take_msg(struct eng_req *r, enum eng_cm_msg_type type,
-		    uint32_t limit, struct eng_cm_msg *m)
+static int take_msg(struct eng_req *r, enum eng_cmid_msg_type type,
+		    uint32_t limit, struct eng_cmid_msg *m)
 {
 	const struct pv_ipc_cm_conn *in = r->in;
 
@@ -49,15 +49,15 @@ static void unlink_peers(struct eng_cm_id *a)
 
 static void leave_req_rcvd(struct eng_cm_id *id)
 {
-	if (id->state == ENG_CM_REQ_RCVD && id->listener &&
+	if (id->state == ENG_CMID_REQ_RCVD && id->listener &&
 	    id->listener->pending)
 		id->listener->pending--;
 }
 
 static void reject_active(struct eng_cm_id *active, uint32_t reason,
-			  const struct eng_cm_msg *m)
+			  const struct eng_cmid_msg *m)
 {
-	active->state = ENG_CM_DISCONNECTED;
+	active->state = ENG_CMID_DISCONNECTED;
 	eng_stat_inc(cm_rejects);
 	if (active->ps == PV_CM_PS_UDP)
 		eng_cm_event(active, PV_CM_EV_UNREACHABLE, -EINVAL, m);
@@ -78,7 +78,7 @@ static struct eng_cm_id *make_child(struct eng *e, struct eng_cm_id *l,
 		return NULL;
 	c->ps = l->ps;
 	c->qp_type = l->qp_type;
-	c->state = ENG_CM_REQ_RCVD;
+	c->state = ENG_CMID_REQ_RCVD;
 	c->listener = l;
 	c->src = a->dst;
 	c->src.port_be = l->src.port_be;
@@ -102,19 +102,19 @@ int eng_op_cm_connect(struct eng_req *r)
 	const struct pv_ipc_cm_conn *in = r->in;
 	struct eng_cm_id *id = eng_cm_id_get(r, in->id), *l, *child;
 	struct eng_dev *dd;
-	struct eng_cm_msg m;
+	struct eng_cmid_msg m;
 	int ret;
 
 	if (!id)
 		return -EINVAL;
-	if (id->state != ENG_CM_ROUTE)
+	if (id->state != ENG_CMID_ROUTE)
 		return eng_cm_bad(r, -EINVAL, "connect before route resolved");
-	ret = take_msg(r, ENG_CM_REQ, id->ps == PV_CM_PS_UDP ?
+	ret = take_msg(r, ENG_CMID_MSG_REQ, id->ps == PV_CM_PS_UDP ?
 		       PV_CM_SIDR_REQ_PDATA : PV_CM_REQ_PDATA, &m);
 	if (ret < 0)
 		return ret;
 	id->local = m.p;
-	id->state = ENG_CM_REQ_SENT;
+	id->state = ENG_CMID_REQ_SENT;
 	eng_stat_inc(cm_connects);
 	if (!id->dst_dev_id)	/* on the wire (eng_op_cm_resolve_addr) */
 		return eng_cm_svc_wire_connect(r->e, id, &m);
@@ -147,16 +147,16 @@ int eng_op_cm_connect(struct eng_req *r)
 static int wire_accept(struct eng_req *r, struct eng_cm_id *id)
 {
 	bool ud = id->ps == PV_CM_PS_UDP;
-	struct eng_cm_msg m;
+	struct eng_cmid_msg m;
 	int ret;
 
-	ret = take_msg(r, ENG_CM_REP, ud ? PV_CM_SIDR_REP_PDATA :
+	ret = take_msg(r, ENG_CMID_MSG_REP, ud ? PV_CM_SIDR_REP_PDATA :
 		       PV_CM_REP_PDATA, &m);
 	if (ret < 0)
 		return ret;
 	leave_req_rcvd(id);
 	id->local = m.p;
-	id->state = ud ? ENG_CM_ESTABLISHED : ENG_CM_REP_SENT;
+	id->state = ud ? ENG_CMID_ESTABLISHED : ENG_CMID_REP_SENT;
 	if (ud)
 		eng_stat_inc(cm_established);
 	return eng_cm_wire_accept(r->e, id->wire, &m.p, m.pdata,
@@ -165,14 +165,14 @@ static int wire_accept(struct eng_req *r, struct eng_cm_id *id)
 
 static int wire_reject(struct eng_req *r, struct eng_cm_id *id)
 {
-	struct eng_cm_msg m;
+	struct eng_cmid_msg m;
 	int ret;
 
-	ret = take_msg(r, ENG_CM_REJ, PV_CM_REJ_PDATA, &m);
+	ret = take_msg(r, ENG_CMID_MSG_REJ, PV_CM_REJ_PDATA, &m);
 	if (ret < 0)
 		return ret;
 	leave_req_rcvd(id);
-	id->state = ENG_CM_DISCONNECTED;
+	id->state = ENG_CMID_DISCONNECTED;
 	eng_stat_inc(cm_rejects);
 	return eng_cm_wire_reject(r->e, id->wire, m.pdata, m.p.pdata_len);
 }
@@ -181,19 +181,19 @@ int eng_op_cm_accept(struct eng_req *r)
 {
 	const struct pv_ipc_cm_conn *in = r->in;
 	struct eng_cm_id *id = eng_cm_id_get(r, in->id), *a;
-	struct eng_cm_msg m;
+	struct eng_cmid_msg m;
 	int ret;
 
 	if (!id)
 		return -EINVAL;
-	if (id->state != ENG_CM_REQ_RCVD)
+	if (id->state != ENG_CMID_REQ_RCVD)
 		return eng_cm_bad(r, -EINVAL, "accept: no connect request");
 	if (id->wire)
 		return wire_accept(r, id);
 	a = id->peer;
 	if (!a)
 		return -ECONNRESET;	/* the requester went away */
-	ret = take_msg(r, ENG_CM_REP, id->ps == PV_CM_PS_UDP ?
+	ret = take_msg(r, ENG_CMID_MSG_REP, id->ps == PV_CM_PS_UDP ?
 		       PV_CM_SIDR_REP_PDATA : PV_CM_REP_PDATA, &m);
 	if (ret < 0)
 		return ret;
@@ -202,15 +202,15 @@ int eng_op_cm_accept(struct eng_req *r)
 	a->remote = m.p;
 	if (id->ps == PV_CM_PS_UDP) {
 		/* SIDR_REP: the requester is done; no connection remains. */
-		id->state = ENG_CM_ESTABLISHED;
-		a->state = ENG_CM_ESTABLISHED;
+		id->state = ENG_CMID_ESTABLISHED;
+		a->state = ENG_CMID_ESTABLISHED;
 		unlink_peers(id);
 		eng_stat_inc(cm_established);
 		eng_cm_event(a, PV_CM_EV_ESTABLISHED, 0, &m);
 		return 0;
 	}
-	id->state = ENG_CM_REP_SENT;
-	a->state = ENG_CM_REP_RCVD;
+	id->state = ENG_CMID_REP_SENT;
+	a->state = ENG_CMID_REP_RCVD;
 	eng_cm_event(a, PV_CM_EV_CONNECT_RESPONSE, 0, &m);
 	return 0;
 }
@@ -219,20 +219,20 @@ int eng_op_cm_reject(struct eng_req *r)
 {
 	const struct pv_ipc_cm_conn *in = r->in;
 	struct eng_cm_id *id = eng_cm_id_get(r, in->id), *a;
-	struct eng_cm_msg m;
+	struct eng_cmid_msg m;
 	int ret;
 
 	if (!id)
 		return -EINVAL;
-	if (id->state != ENG_CM_REQ_RCVD)
+	if (id->state != ENG_CMID_REQ_RCVD)
 		return eng_cm_bad(r, -EINVAL, "reject: no connect request");
 	if (id->wire)
 		return wire_reject(r, id);
-	ret = take_msg(r, ENG_CM_REJ, PV_CM_REJ_PDATA, &m);
+	ret = take_msg(r, ENG_CMID_MSG_REJ, PV_CM_REJ_PDATA, &m);
 	if (ret < 0)
 		return ret;
 	leave_req_rcvd(id);
-	id->state = ENG_CM_DISCONNECTED;
+	id->state = ENG_CMID_DISCONNECTED;
 	a = id->peer;
 	unlink_peers(id);
 	if (a)
@@ -248,18 +248,18 @@ int eng_op_cm_establish(struct eng_req *r)
 
 	if (!id)
 		return -EINVAL;
-	if (id->state != ENG_CM_REP_RCVD)
+	if (id->state != ENG_CMID_REP_RCVD)
 		return eng_cm_bad(r, -EINVAL, "establish: no connect response");
 	if (id->wire) {
-		id->state = ENG_CM_ESTABLISHED;
+		id->state = ENG_CMID_ESTABLISHED;
 		eng_stat_inc(cm_established);
 		return eng_cm_wire_establish(r->e, id->wire);
 	}
 	p = id->peer;
 	if (!p)
 		return -ECONNRESET;
-	id->state = ENG_CM_ESTABLISHED;
-	p->state = ENG_CM_ESTABLISHED;
+	id->state = ENG_CMID_ESTABLISHED;
+	p->state = ENG_CMID_ESTABLISHED;
 	eng_stat_inc(cm_established);
 	eng_cm_event(p, PV_CM_EV_ESTABLISHED, 0, NULL);
 	return 0;
@@ -273,12 +273,12 @@ int eng_op_cm_disconnect(struct eng_req *r)
 
 	if (!id)
 		return -EINVAL;
-	if (id->state != ENG_CM_ESTABLISHED && id->state != ENG_CM_REP_SENT &&
-	    id->state != ENG_CM_REP_RCVD)
+	if (id->state != ENG_CMID_ESTABLISHED && id->state != ENG_CMID_REP_SENT &&
+	    id->state != ENG_CMID_REP_RCVD)
 		return -EINVAL;
 	p = id->peer;
 	unlink_peers(id);
-	id->state = ENG_CM_DISCONNECTED;
+	id->state = ENG_CMID_DISCONNECTED;
 	eng_stat_inc(cm_disconnects);
 	eng_cm_event(id, PV_CM_EV_DISCONNECTED, 0, NULL);
 	if (id->wire) {
@@ -288,7 +288,7 @@ int eng_op_cm_disconnect(struct eng_req *r)
 		id->wire = NULL;
 	}
 	if (p) {
-		p->state = ENG_CM_DISCONNECTED;
+		p->state = ENG_CMID_DISCONNECTED;
 		eng_cm_event(p, PV_CM_EV_DISCONNECTED, 0, NULL);
 	}
 	return 0;
@@ -312,20 +312,20 @@ void eng_cm_conn_abort(struct eng *e, struct eng_cm_id *id)
 	if (!p)
 		return;
 	switch (id->state) {
-	case ENG_CM_REQ_SENT:
-	case ENG_CM_REP_RCVD:
+	case ENG_CMID_REQ_SENT:
+	case ENG_CMID_REP_RCVD:
 		/* The passive end was waiting for us. */
 		leave_req_rcvd(p);
-		p->state = ENG_CM_DISCONNECTED;
+		p->state = ENG_CMID_DISCONNECTED;
 		eng_stat_inc(cm_rejects);
 		eng_cm_event(p, PV_CM_EV_REJECTED, PV_CM_REJ_TIMEOUT, NULL);
 		break;
-	case ENG_CM_REQ_RCVD:
-	case ENG_CM_REP_SENT:
+	case ENG_CMID_REQ_RCVD:
+	case ENG_CMID_REP_SENT:
 		reject_active(p, PV_CM_REJ_CONSUMER_DEFINED, NULL);
 		break;
-	case ENG_CM_ESTABLISHED:
-		p->state = ENG_CM_DISCONNECTED;
+	case ENG_CMID_ESTABLISHED:
+		p->state = ENG_CMID_DISCONNECTED;
 		eng_stat_inc(cm_disconnects);
 		eng_cm_event(p, PV_CM_EV_DISCONNECTED, 0, NULL);
 		break;

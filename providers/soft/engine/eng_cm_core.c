@@ -36,6 +36,26 @@ struct eng_cm_id *eng_cm_id_get(struct eng_req *r, uint32_t handle)
 	return id;
 }
 
+/* Ids held by c's pod, over all its connections (a scan: only when the
+ * engine holds enough ids for the pod share to matter). */
+static bool pod_full(struct eng *e, const struct eng_conn *c)
+{
+	struct eng_list *pos, *tmp;
+	uint32_t n = 0;
+
+	if (e->cm->nids < ENG_CM_IDS_PER_POD)
+		return false;
+	eng_list_for_each_safe(pos, tmp, &e->cm->ids) {
+		struct eng_cm_id *o = eng_container_of(pos, struct eng_cm_id,
+						       all_link);
+
+		if (netns_id_equal(&o->conn->ident.ns, &c->ident.ns) &&
+		    ++n >= ENG_CM_IDS_PER_POD)
+			return true;
+	}
+	return false;
+}
+
 struct eng_cm_id *eng_cm_id_new(struct eng *e, struct eng_conn *c, int *err)
 {
 	struct eng_cm_id *id;
@@ -47,7 +67,8 @@ struct eng_cm_id *eng_cm_id_new(struct eng *e, struct eng_conn *c, int *err)
 			goto nomem;
 		eng_list_init(&e->cm->ids);
 	}
-	if (c->cm->nids >= ENG_CM_IDS_PER_CONN || e->cm->nids >= ENG_CM_IDS_MAX) {
+	if (c->cm->nids >= ENG_CM_IDS_PER_CONN || e->cm->nids >= ENG_CM_IDS_MAX ||
+	    pod_full(e, c)) {
 		*err = eng_limit_hit(-ENOSPC);
 		return NULL;
 	}
@@ -87,7 +108,7 @@ void eng_cm_id_free(struct eng *e, struct eng_cm_id *id)
 		if (o->listener == id)
 			o->listener = NULL;
 	}
-	if (id->listener && id->state == ENG_CM_REQ_RCVD &&
+	if (id->listener && id->state == ENG_CMID_REQ_RCVD &&
 	    id->listener->pending)
 		id->listener->pending--;
 	eng_htab_del(&id->conn->handles, id->handle);
@@ -112,7 +133,7 @@ static bool send_one(int fd, const struct pv_cm_event *ev)
 	       (ssize_t)sizeof(*ev);
 }
 
-static void evq_poll(struct eng_cm_conn *cm, bool on)
+static void evq_poll(struct eng_cm_chan *cm, bool on)
 {
 	struct epoll_event pe = { .events = EPOLLOUT, .data.ptr = &cm->evp };
 
@@ -123,7 +144,7 @@ static void evq_poll(struct eng_cm_conn *cm, bool on)
 		cm->evq_polled = on;
 }
 
-static int evq_push(struct eng_cm_conn *cm, const struct pv_cm_event *ev)
+static int evq_push(struct eng_cm_chan *cm, const struct pv_cm_event *ev)
 {
 	if (cm->evq_len == cm->evq_cap) {
 		uint32_t cap = cm->evq_cap ? cm->evq_cap * 2 : 16;
@@ -147,7 +168,7 @@ static int evq_push(struct eng_cm_conn *cm, const struct pv_cm_event *ev)
 }
 
 /* Sends queued events in order until the socket is full again. */
-static void evq_flush(struct eng_cm_conn *cm)
+static void evq_flush(struct eng_cm_chan *cm)
 {
 	while (cm->evq_len) {
 		if (!send_one(cm->evp.fd, &cm->evq[cm->evq_head]))
@@ -161,7 +182,7 @@ static void evq_flush(struct eng_cm_conn *cm)
 
 void eng_cm_ev_ready(struct eng *e, struct eng_pollable *p, uint32_t events)
 {
-	struct eng_cm_conn *cm = eng_container_of(p, struct eng_cm_conn, evp);
+	struct eng_cm_chan *cm = eng_container_of(p, struct eng_cm_chan, evp);
 
 	(void)e;
 	if (cm->evp.fd < 0)
@@ -174,7 +195,7 @@ void eng_cm_ev_ready(struct eng *e, struct eng_pollable *p, uint32_t events)
 	evq_flush(cm);
 }
 
-void eng_cm_ev_close(struct eng *e, struct eng_cm_conn *cm)
+void eng_cm_ev_close(struct eng *e, struct eng_cm_chan *cm)
 {
 	evq_poll(cm, false);
 	eng_fd_dispose(cm->evp.fd);
@@ -185,9 +206,9 @@ void eng_cm_ev_close(struct eng *e, struct eng_cm_conn *cm)
 }
 
 void eng_cm_event(struct eng_cm_id *id, uint32_t type, int32_t status,
-		  const struct eng_cm_msg *m)
+		  const struct eng_cmid_msg *m)
 {
-	struct eng_cm_conn *cm = id->conn->cm;
+	struct eng_cm_chan *cm = id->conn->cm;
 	struct pv_cm_event ev;
 
 	memset(&ev, 0, sizeof(ev));
@@ -277,7 +298,7 @@ struct eng_cm_id *eng_cm_listener(struct eng *e, const struct netns_id *ns,
 		struct eng_cm_id *l = eng_container_of(pos, struct eng_cm_id,
 						       all_link);
 
-		if (l->state != ENG_CM_LISTEN || l->ps != ps ||
+		if (l->state != ENG_CMID_LISTEN || l->ps != ps ||
 		    l->src.port_be != dst->port_be ||
 		    !netns_id_equal(&l->conn->ident.ns, ns))
 			continue;

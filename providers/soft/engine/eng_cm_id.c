@@ -118,7 +118,7 @@ static bool port_taken(struct eng *e, const struct eng_cm_id *id,
 			continue;
 		if (!overlaps(o, id))
 			continue;
-		if (id->reuseaddr && o->reuseaddr && o->state != ENG_CM_LISTEN)
+		if (id->reuseaddr && o->reuseaddr && o->state != ENG_CMID_LISTEN)
 			continue;
 		return true;
 	}
@@ -188,7 +188,7 @@ static int do_bind(struct eng_req *r, struct eng_cm_id *id,
 		return -EADDRINUSE;
 	}
 	id->bound = true;
-	id->state = ENG_CM_BOUND;
+	id->state = ENG_CMID_BOUND;
 	return 0;
 }
 
@@ -200,7 +200,7 @@ int eng_op_cm_bind(struct eng_req *r)
 
 	if (!id)
 		return -EINVAL;
-	if (id->state != ENG_CM_IDLE)
+	if (id->state != ENG_CMID_IDLE)
 		return eng_cm_bad(r, -EINVAL, "bind: already bound");
 	ret = do_bind(r, id, &in->src);
 	if (ret == 0)
@@ -225,8 +225,8 @@ int eng_op_cm_resolve_addr(struct eng_req *r)
 
 	if (!id)
 		return -EINVAL;
-	if (id->state != ENG_CM_IDLE && id->state != ENG_CM_BOUND &&
-	    id->state != ENG_CM_ADDR)
+	if (id->state != ENG_CMID_IDLE && id->state != ENG_CMID_BOUND &&
+	    id->state != ENG_CMID_ADDR)
 		return eng_cm_bad(r, -EINVAL, "resolve_addr: wrong state");
 	if (in->dst.family != AF_INET && in->dst.family != AF_INET6)
 		return eng_cm_bad(r, -EAFNOSUPPORT, "destination family");
@@ -234,7 +234,7 @@ int eng_op_cm_resolve_addr(struct eng_req *r)
 		/* Bound to the wildcard: the source picks the device. */
 		src.port_be = id->src.port_be;
 		id->bound = false;
-		id->state = ENG_CM_IDLE;
+		id->state = ENG_CMID_IDLE;
 	}
 	if (!id->bound) {
 		ret = do_bind(r, id, &src);
@@ -260,12 +260,12 @@ int eng_op_cm_resolve_addr(struct eng_req *r)
 			return 0;
 		}
 		id->dst_dev_id = 0;
-		id->state = ENG_CM_ADDR;
+		id->state = ENG_CMID_ADDR;
 		eng_cm_event(id, PV_CM_EV_ADDR_RESOLVED, 0, NULL);
 		return 0;
 	}
 	id->dst_dev_id = dd->id;
-	id->state = ENG_CM_ADDR;
+	id->state = ENG_CMID_ADDR;
 	eng_cm_event(id, PV_CM_EV_ADDR_RESOLVED, 0, NULL);
 	return 0;
 }
@@ -279,7 +279,7 @@ int eng_op_cm_resolve_route(struct eng_req *r)
 
 	if (!id)
 		return -EINVAL;
-	if (id->state != ENG_CM_ADDR && id->state != ENG_CM_ROUTE)
+	if (id->state != ENG_CMID_ADDR && id->state != ENG_CMID_ROUTE)
 		return eng_cm_bad(r, -EINVAL, "resolve_route before addr");
 	s = eng_dev_by_id(r->e, id->dev_id);
 	d = id->dst_dev_id ? eng_dev_by_id(r->e, id->dst_dev_id) : s;
@@ -289,7 +289,7 @@ int eng_op_cm_resolve_route(struct eng_req *r)
 	}
 	id->path_mtu = s->active_mtu < d->active_mtu ? s->active_mtu :
 						       d->active_mtu;
-	id->state = ENG_CM_ROUTE;
+	id->state = ENG_CMID_ROUTE;
 	eng_cm_event(id, PV_CM_EV_ROUTE_RESOLVED, 0, NULL);
 	return 0;
 }
@@ -302,7 +302,7 @@ int eng_op_cm_listen(struct eng_req *r)
 
 	if (!id)
 		return -EINVAL;
-	if (id->state == ENG_CM_IDLE) {
+	if (id->state == ENG_CMID_IDLE) {
 		/* As the kernel: an unbound id listens on the wildcard. */
 		struct pv_cm_addr any = { .family = AF_INET6 };
 		int ret = do_bind(r, id, &any);
@@ -310,14 +310,14 @@ int eng_op_cm_listen(struct eng_req *r)
 		if (ret < 0)
 			return ret;
 	}
-	if (id->state != ENG_CM_BOUND && id->state != ENG_CM_LISTEN)
+	if (id->state != ENG_CMID_BOUND && id->state != ENG_CMID_LISTEN)
 		return eng_cm_bad(r, -EINVAL, "listen: wrong state");
 	if (backlog <= 0)
 		backlog = ENG_CM_BACKLOG_DEFAULT;
 	if (backlog > ENG_CM_BACKLOG_MAX)
 		backlog = ENG_CM_BACKLOG_MAX;
 	id->backlog = (uint32_t)backlog;
-	id->state = ENG_CM_LISTEN;
+	id->state = ENG_CMID_LISTEN;
 	eng_stat_inc(cm_listens);
 	return 0;
 }
@@ -331,12 +331,12 @@ int eng_op_cm_option(struct eng_req *r)
 		return -EINVAL;
 	switch (in->arg) {
 	case PV_CM_OPT_REUSEADDR:
-		if (id->state != ENG_CM_IDLE)
+		if (id->state != ENG_CMID_IDLE)
 			return -EINVAL;
 		id->reuseaddr = in->arg2 != 0;
 		return 0;
 	case PV_CM_OPT_AFONLY:
-		if (id->state != ENG_CM_IDLE)
+		if (id->state != ENG_CMID_IDLE)
 			return -EINVAL;
 		id->afonly = in->arg2 != 0;
 		return 0;

@@ -29,7 +29,7 @@ static void addr_of(const uint8_t gid[16], uint16_t port,
 
 static void leave_req_rcvd(struct eng_cm_id *id)
 {
-	if (id->state == ENG_CM_REQ_RCVD && id->listener &&
+	if (id->state == ENG_CMID_REQ_RCVD && id->listener &&
 	    id->listener->pending)
 		id->listener->pending--;
 }
@@ -43,7 +43,7 @@ struct eng_cm_id *eng_cm_svc_wire_req(struct eng *e, struct eng_dev *d,
 {
 	struct pv_cm_addr dst;
 	struct eng_cm_id *l, *c;
-	struct eng_cm_msg m;
+	struct eng_cmid_msg m;
 	int err;
 
 	addr_of(ep->sgid, ep->sport, &dst);
@@ -67,7 +67,7 @@ struct eng_cm_id *eng_cm_svc_wire_req(struct eng *e, struct eng_dev *d,
 	}
 	c->ps = l->ps;
 	c->qp_type = l->qp_type;
-	c->state = ENG_CM_REQ_RCVD;
+	c->state = ENG_CMID_REQ_RCVD;
 	c->listener = l;
 	c->src = dst;
 	addr_of(ep->dgid, ep->dport, &c->dst);
@@ -84,7 +84,7 @@ struct eng_cm_id *eng_cm_svc_wire_req(struct eng *e, struct eng_dev *d,
 	c->remote = *p;
 	l->pending++;
 	memset(&m, 0, sizeof(m));
-	m.type = ENG_CM_REQ;
+	m.type = ENG_CMID_MSG_REQ;
 	m.p = *p;
 	if (len > sizeof(m.pdata))
 		len = sizeof(m.pdata);
@@ -97,7 +97,7 @@ void eng_cm_svc_wire_event(struct eng_cm_id *id, uint32_t type,
 			   int32_t status, const struct pv_cm_conn_param *p,
 			   const uint8_t *pdata, uint32_t len)
 {
-	struct eng_cm_msg m;
+	struct eng_cmid_msg m;
 
 	memset(&m, 0, sizeof(m));
 	if (p)
@@ -110,21 +110,21 @@ void eng_cm_svc_wire_event(struct eng_cm_id *id, uint32_t type,
 	switch (type) {
 	case PV_CM_EV_CONNECT_RESPONSE:
 		id->remote = m.p;
-		id->state = ENG_CM_REP_RCVD;
+		id->state = ENG_CMID_REP_RCVD;
 		break;
 	case PV_CM_EV_ESTABLISHED:
 		if (p)
 			id->remote = m.p;
-		if (id->state != ENG_CM_ESTABLISHED)
+		if (id->state != ENG_CMID_ESTABLISHED)
 			eng_stat_inc(cm_established);
-		id->state = ENG_CM_ESTABLISHED;
+		id->state = ENG_CMID_ESTABLISHED;
 		break;
 	default:
 		/* REJECTED, UNREACHABLE, DISCONNECTED: the end of it. */
 		leave_req_rcvd(id);
-		if (id->state == ENG_CM_DISCONNECTED)
+		if (id->state == ENG_CMID_DISCONNECTED)
 			return;	/* told already (our own disconnect) */
-		id->state = ENG_CM_DISCONNECTED;
+		id->state = ENG_CMID_DISCONNECTED;
 		break;
 	}
 	eng_cm_event(id, type, status, pdata || p ? &m : NULL);
@@ -152,7 +152,7 @@ static void ep_of(const struct eng_cm_id *id, struct eng_cm_wire_ep *ep)
 }
 
 int eng_cm_svc_wire_connect(struct eng *e, struct eng_cm_id *id,
-			    const struct eng_cm_msg *m)
+			    const struct eng_cmid_msg *m)
 {
 	struct eng_cm_wire_ep ep;
 	int ret;
@@ -163,7 +163,7 @@ int eng_cm_svc_wire_connect(struct eng *e, struct eng_cm_id *id,
 	if (ret < 0) {
 		/* The table is full or the device went: the kernel would
 		 * fail rdma_connect; the id stays connectable. */
-		id->state = ENG_CM_ROUTE;
+		id->state = ENG_CMID_ROUTE;
 		eng_warn("cm wire: connect: %s", strerror(-ret));
 	}
 	return ret;

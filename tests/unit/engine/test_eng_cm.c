@@ -414,6 +414,42 @@ static void test_close_tells_peer(void **state)
 	assert_int_equal(eng_stats[ENG_STAT_cm_ids_live], live);
 }
 
+/* Ids are bounded per connection and per pod (all its connections). */
+static void test_id_limits(void **state)
+{
+	struct fx *f = *state;
+	struct pv_ipc_cm_id_create req = { .ps = PV_CM_PS_TCP, .qp_type = 2 };
+	struct pv_ipc_cm_ref rep;
+	enum { CONNS = ENG_CM_IDS_PER_POD / ENG_CM_IDS_PER_CONN };
+	struct pod extra[CONNS];
+	uint64_t hits = eng_stats[ENG_STAT_limit_hits];
+
+	for (int i = 0; i < ENG_CM_IDS_PER_CONN; i++)
+		assert_int_equal(call(f, &f->a, PV_OP_CM_ID_CREATE, &req,
+				      sizeof(req), &rep, sizeof(rep)), 0);
+	assert_int_equal(call(f, &f->a, PV_OP_CM_ID_CREATE, &req, sizeof(req),
+			      &rep, sizeof(rep)), -ENOSPC);
+	/* The pod's other connections: together no more than its share. */
+	for (int c = 0; c < CONNS; c++) {
+		pod_connect(f, &extra[c], &ns_a);
+		for (int i = 0; i < ENG_CM_IDS_PER_CONN; i++) {
+			int ret = call(f, &extra[c], PV_OP_CM_ID_CREATE, &req,
+				       sizeof(req), &rep, sizeof(rep));
+
+			if (c < CONNS - 1)
+				assert_int_equal(ret, 0);
+			else
+				assert_int_equal(ret, -ENOSPC);
+		}
+	}
+	/* Another pod still gets ids. */
+	assert_int_equal(call(f, &f->b, PV_OP_CM_ID_CREATE, &req, sizeof(req),
+			      &rep, sizeof(rep)), 0);
+	assert_true(eng_stats[ENG_STAT_limit_hits] > hits + 1);
+	for (int c = 0; c < CONNS; c++)
+		pod_close(&extra[c]);
+}
+
 /* More events than the socket holds wait in the engine, in order, and
  * leave as the client reads (EPOLLOUT); none is dropped. */
 static void test_event_queue(void **state)
@@ -465,6 +501,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_close_tells_peer, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_event_queue, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_id_limits, setup,
 						teardown),
 	};
 
