@@ -143,27 +143,55 @@ static bool tabs_init(void)
 	return true;
 }
 
-int eng_wire_crc_solve16(uint32_t diff, size_t n, uint16_t *v)
+/* Z^-n: the register n zero bytes earlier. */
+static uint32_t zinv_n(uint32_t d, size_t n)
 {
-	uint32_t s, u;
-	uint8_t j, b0;
-
-	if (!tabs_init() || n >= (1u << LEVELS))
-		return -ENOENT;
 	for (int k = 0; k < LEVELS; k++)
 		if (n >> k & 1)
-			diff = mat_apply(tabs.m[k], diff);
-	/* diff is now the register change right after the two bytes:
-	 * (T[b0] >> 8) ^ T[(T[b0] ^ b1) & 0xff]. */
-	s = diff;
-	j = tabs.top_inv[s >> 24];
-	u = s ^ tabs.t[j];		/* must be T[b0] >> 8 */
+			d = mat_apply(tabs.m[k], d);
+	return d;
+}
+
+/* The two bytes b0 b1 whose register change from zero is s:
+ * (T[b0] >> 8) ^ T[(T[b0] ^ b1) & 0xff]; -ENOENT when none. */
+static int decode16(uint32_t s, uint16_t *v)
+{
+	uint8_t j = tabs.top_inv[s >> 24], b0;
+	uint32_t u = s ^ tabs.t[j];	/* must be T[b0] >> 8 */
+
 	if (u >> 24)
 		return -ENOENT;
 	b0 = tabs.top_inv[(u >> 16) & 0xff];
 	if (tabs.t[b0] >> 8 != u)
 		return -ENOENT;
 	*v = (uint16_t)(b0 << 8 | (uint8_t)(j ^ tabs.t[b0]));
+	return 0;
+}
+
+int eng_wire_crc_solve16(uint32_t diff, size_t n, uint16_t *v)
+{
+	if (!tabs_init() || n == 0 || n >= (1u << LEVELS))
+		return -ENOENT;
+	return decode16(zinv_n(diff, n), v);
+}
+
+/* As eng_wire_crc_solve16, also allowing the byte right after the two
+ * (the IPv4 flags) to differ by 0x40 (DF): *df then says it did. */
+static int solve_id_df(uint32_t diff, size_t n, uint16_t *v, bool *df)
+{
+	uint32_t u;
+
+	*df = false;
+	if (eng_wire_crc_solve16(diff, n, v) == 0)
+		return 0;
+	if (n < 2)
+		return -ENOENT;
+	/* Back to just after the flags byte, take the DF change out, then
+	 * one byte further back to just after the ID. */
+	u = zinv_n(diff, n - 1) ^ tabs.t[0x40];
+	if (decode16(zinv(u), v) < 0)
+		return -ENOENT;
+	*df = true;
 	return 0;
 }
 
@@ -179,6 +207,7 @@ int eng_wire_icrc_check_rx(struct eng_wire_ip *h, const uint8_t *bth,
 	struct iovec iov = { .iov_base = (void *)bth };
 	uint32_t got, want;
 	uint16_t id;
+	bool df;
 	int ret;
 
 	*ip_id = 0;
@@ -195,10 +224,11 @@ int eng_wire_icrc_check_rx(struct eng_wire_ip *h, const uint8_t *bth,
 		return -EBADMSG;
 	/* Stream: 8 bytes of ones, the IPv4 header (ID at its bytes 4-5),
 	 * UDP, the packet without its ICRC; n bytes follow the ID. */
-	if (eng_wire_crc_solve16(got ^ want,
-				 8 + 20 + 8 + (len - ENG_ICRC_LEN) - 14,
-				 &id) < 0 || id == 0)
+	if (solve_id_df(got ^ want, 8 + 20 + 8 + (len - ENG_ICRC_LEN) - 14,
+			&id, &df) < 0)
 		return -EBADMSG;
+	if (df)
+		h->ip[6] ^= 0x40;	/* sent without DF */
 	eng_wire_ip_set_id(h, id);
 	*ip_id = id;
 	return 0;

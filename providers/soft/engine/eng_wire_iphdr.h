@@ -20,10 +20,11 @@
  * the bytes that follow it; undoing the shift (a 32x32 GF(2) matrix per
  * power of two of the distance) leaves a register value that either
  * decodes to exactly one 16-bit ID or to none (then the packet is
- * corrupt).  What this costs: a packet with an ID other than 0 is
- * checked against 2^16 possible headers instead of one, so a corruption
+ * corrupt).  The DF flag is assumed set (RoCE senders set it), else
+ * tried clear.  What this costs: a packet with an ID other than 0 is
+ * checked against 2^17 possible headers instead of one, so a corruption
  * that the ICRC alone would catch with probability 1 - 2^-32 is caught
- * with 1 - 2^-16; the Ethernet FCS and the UDP checksum (when the sender
+ * with 1 - 2^-15; the Ethernet FCS and the UDP checksum (when the sender
  * sets one: the kernel verifies it before the socket sees the packet)
  * still guard the same bytes.  The alternative, a raw or packet socket
  * that shows the real header, needs CAP_NET_RAW, which the engine drops
@@ -66,8 +67,9 @@ bool eng_wire_gid_is_v4(const uint8_t gid[16]);
 /*
  * Checks the ICRC of a received packet bth .. ICRC (len bytes) against
  * the headers in h (built with ip_id 0).  IPv6 and IPv4 with ID 0: an
- * exact check.  IPv4 otherwise: recovers the ID (above), stores it in h
- * (so h is then the header as sent) and in *ip_id.  Returns 0 when the
+ * exact check.  IPv4 otherwise: recovers the ID and the DF flag (above),
+ * stores them in h (so h is then the header as sent) and the ID in
+ * *ip_id.  Returns 0 when the
  * ICRC is right, -EBADMSG when no ID makes it right, -EINVAL when the
  * packet or headers are malformed.
  */

@@ -2,8 +2,8 @@
 /*
  * UD on the wire (IBA 9.8.4 datagrams over RoCEv2): a send is one
  * SEND_ONLY or SEND_ONLY_WITH_IMMEDIATE packet with a DETH (the Q_Key,
- * the source QPN), the device's P_Key, the AH's traffic class and hop
- * limit as TOS and TTL, the payload referenced in registered memory and
+ * the source QPN), the device's P_Key, the AH's traffic class as TOS and
+ * the route's TTL, the payload referenced in registered memory and
  * read by the kernel's copy only; it completes at once (a datagram the
  * network loses is lost silently, as same-node's).  A receive goes to
  * the responder of eng_dp_resp.c with the 40-byte GRH area holding the
@@ -43,8 +43,11 @@ int eng_wire_ud_send(struct eng *e, struct eng_dp_qp *dq,
 		.deth = { .qkey = qkey, .sqpn = qp->qp_num },
 		.imm = imm ? ntohl(m->imm_data) : 0,
 	};
-	struct eng_wire_dst dst = { .tos = m->traffic_class,
-				    .ttl = m->hop_limit };
+	/* TTL: the route's (the socket's default), not the AH's hop limit,
+	 * as Linux does for every RoCE AH (ib_resolve_unicast_gid_dmac
+	 * replaces it with the route's hop limit): ibv_*_pingpong ask for
+	 * 1, which no routed pod network would carry. */
+	struct eng_wire_dst dst = { .tos = m->traffic_class };
 	int ret;
 
 	memcpy(dst.dgid, m->dgid, 16);

@@ -56,6 +56,14 @@ static void test_iphdr__scapy_ids_recovered(void **state)
 	assert_int_equal(id, 0x1234);
 	/* The header is the one sent, checksum included. */
 	assert_memory_equal(h.ip, v4_send_only_pad1, 20);
+	/* Receive assumes DF (RoCE senders set it); scapy's has none. */
+	hdrs_of(v4_send_only_pad1, &h);
+	h.ip[6] = 0x40;
+	assert_int_equal(eng_wire_icrc_check_rx(&h, v4_send_only_pad1 + 28,
+						sizeof(v4_send_only_pad1) - 28,
+						&id), 0);
+	assert_int_equal(id, 0x1234);
+	assert_memory_equal(h.ip, v4_send_only_pad1, 20);
 	hdrs_of(v4_ack, &h);
 	assert_int_equal(eng_wire_icrc_check_rx(&h, v4_ack + 28,
 						sizeof(v4_ack) - 28, &id), 0);
