@@ -17,6 +17,10 @@
 #define ENG_CM_WIRE_RESP_TIMEOUT	20
 #define ENG_CM_WIRE_MAX_RETRIES		15
 #define ENG_CM_WIRE_PACKET_LIFE		16
+/* Requests of one sender (GID and device) waiting for the listener's
+ * accept or reject, over all listeners: a flood from one peer takes no
+ * more of the table than this (each listener's backlog bounds it too). */
+#define ENG_CM_WIRE_PER_PEER		256
 /* The GSI QP (IBA 13.5.1). */
 #define ENG_CM_WIRE_GSI_QPN		1u
 

@@ -83,6 +83,20 @@ static void refuse(struct eng *e, const struct rx_ctx *x,
 	reply(e, x, &r);
 }
 
+static uint32_t waiting_of(const struct eng_cm_wtab *t, uint64_t peer)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < ENG_CM_WIRE_MAX; i++) {
+		uint8_t s = t->sm[i].state;
+
+		if (t->sm[i].peer == peer && (s == ENG_CM_REQ_RCVD ||
+		    s == ENG_CM_MRA_REQ_SENT || s == ENG_CM_SIDR_REQ_RCVD))
+			n++;
+	}
+	return n;
+}
+
 /* A new REQ / SIDR_REQ: checks, a slot, the step, then the listener. */
 static void new_req(struct eng *e, const struct rx_ctx *x,
 		    const struct eng_cm_msg *m)
@@ -112,6 +126,11 @@ static void new_req(struct eng *e, const struct rx_ctx *x,
 	    !hdr_dst_ok(&h, x->np->dst)) {
 		eng_stat_inc(cm_wire_rx_bad_req);
 		refuse(e, x, m, ENG_CM_REJ_INVALID_SERVICE_ID);
+		return;
+	}
+	if (waiting_of(eng_cm_wtab(e), x->peer) >= ENG_CM_WIRE_PER_PEER) {
+		eng_stat_inc(cm_wire_peer_full);
+		refuse(e, x, m, ENG_CM_REJ_NO_RESOURCES);
 		return;
 	}
 	w = eng_cm_wire_alloc(eng_cm_wtab(e), x->peer);

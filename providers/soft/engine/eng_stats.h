@@ -151,7 +151,8 @@
 	X(cm_wire_rx_req)	\
 	X(cm_wire_rx_refused)	\
 	X(cm_wire_rx_unmatched)	\
-	X(cm_wire_rx_dropped)
+	X(cm_wire_rx_dropped)	\
+	X(cm_wire_peer_full)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,
