@@ -27,6 +27,7 @@
 #include "providers/soft/engine/eng_cm_wire_int.h"
 #include "providers/soft/engine/eng_csprng.h"
 #include "providers/soft/engine/eng_dp.h"
+#include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_net.h"
 #include "providers/soft/engine/eng_stats.h"
@@ -417,8 +418,8 @@ static void req_params(struct eng_dev *d, struct eng_cm_wconn *w,
 	q->pkey = d->pkey;
 	q->responder_resources = p->responder_resources;
 	q->initiator_depth = p->initiator_depth;
-	q->local_cm_response_timeout = ENG_CM_WIRE_RESP_TIMEOUT;
-	q->remote_cm_response_timeout = ENG_CM_WIRE_RESP_TIMEOUT;
+	q->local_cm_response_timeout = (uint8_t)eng_lim.cm_resp_timeout;
+	q->remote_cm_response_timeout = (uint8_t)eng_lim.cm_resp_timeout;
 	q->transport_type = ENG_CM_TRANSPORT_RC;
 	q->retry_count = p->retry_count & 7;
 	q->rnr_retry_count = p->rnr_retry_count & 7;
@@ -466,8 +467,10 @@ int eng_cm_wire_connect(struct eng *e, struct eng_cm_id *id,
 	}
 	w->sm->state = ENG_CM_IDLE;
 	w->sm->local_qpn = p->qp_num & 0xffffff;
-	w->sm->max_retries = ENG_CM_WIRE_MAX_RETRIES;
-	w->sm->resp_ms = eng_cm_resp_ms(ENG_CM_WIRE_RESP_TIMEOUT,
+	w->sm->max_retries = (uint8_t)eng_lim.cm_max_retries;
+	/* We wait for the REP as long as we tell the peer it may take
+	 * (the kernel: both are CMA_CM_RESPONSE_TIMEOUT). */
+	w->sm->resp_ms = eng_cm_resp_ms((uint8_t)eng_lim.cm_resp_timeout,
 					ENG_CM_WIRE_PACKET_LIFE);
 	w->sm->timewait_ms = eng_cm_timewait_ms(ENG_CM_WIRE_PACKET_LIFE);
 	w->sm->tid = (uint64_t)eng_csprng_u32() << 32 | eng_csprng_u32();

@@ -12,10 +12,10 @@
 #include "providers/soft/engine/eng_cm_sm.h"
 #include "providers/soft/engine/eng_cm_wire.h"
 
-/* The kernel's RDMA CM values for RoCE (drivers/infiniband/core/cma.c):
- * CMA_CM_RESPONSE_TIMEOUT, CMA_MAX_CM_RETRIES, CMA_IBOE_PACKET_LIFETIME. */
-#define ENG_CM_WIRE_RESP_TIMEOUT	20
-#define ENG_CM_WIRE_MAX_RETRIES		15
+/* The kernel's RDMA CM packet life for RoCE (drivers/infiniband/core/
+ * cma.c, CMA_IBOE_PACKET_LIFETIME); its CMA_CM_RESPONSE_TIMEOUT (20) and
+ * CMA_MAX_CM_RETRIES (15) are the limits cm_resp_timeout and
+ * cm_max_retries (eng_limits.h). */
 #define ENG_CM_WIRE_PACKET_LIFE		16
 /* Requests of one sender (GID and device) waiting for the listener's
  * accept or reject, over all listeners: a flood from one peer takes no

@@ -21,6 +21,7 @@
 #include "providers/soft/engine/eng_cm_mad.h"
 #include "providers/soft/engine/eng_cm_pdata.h"
 #include "providers/soft/engine/eng_cm_wire_int.h"
+#include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_stats.h"
 #include "providers/soft/engine/eng_wire_opcode.h"
@@ -47,7 +48,7 @@ static void class_port_info(struct eng *e, const struct rx_ctx *x,
 	struct eng_cm_class_port_info cpi;
 	struct eng_cm_msg resp;
 
-	eng_cm_mad_class_port_info(ENG_CM_WIRE_RESP_TIMEOUT, &cpi);
+	eng_cm_mad_class_port_info((uint8_t)eng_lim.cm_resp_timeout, &cpi);
 	eng_cm_mad_get_resp(&get->hdr, &cpi, bad_version, &resp);
 	eng_stat_inc(cm_wire_rx_get);
 	reply(e, x, &resp);
