@@ -112,7 +112,13 @@
 	X(wire_rc_ack_pkts, 64, 1, 65536,				\
 	  "wire: RC responder ACKs at least every N packets")		\
 	X(wire_rc_read_burst, 64, 1, 65536,				\
-	  "wire: RC READ response packets a QP sends per turn")
+	  "wire: RC READ response packets a QP sends per turn") \
+	X(cm_resp_timeout, 20, 0, 31,					\
+	  "CM on the wire: our CM response time, 4.096 us * 2^n "	\
+	  "(the kernel's 20 = 4.3 s; tests shorten it)")		\
+	X(cm_max_retries, 15, 0, 15,					\
+	  "CM on the wire: resends of a REQ/REP/DREQ before giving up "	\
+	  "(the kernel's 15)")
 
 struct eng_limits {
 #define ENG_LIMIT_FIELD(name, def, lo, hi, help) uint64_t name;

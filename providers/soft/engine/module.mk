@@ -8,6 +8,14 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_cm_conn.c \
 	providers/soft/engine/eng_cm_core.c \
 	providers/soft/engine/eng_cm_id.c \
+	providers/soft/engine/eng_cm_wire.c \
+	providers/soft/engine/eng_cm_wire_rx.c \
+	providers/soft/engine/eng_cm_wire_svc.c \
+	providers/soft/engine/eng_cm_mad.c \
+	providers/soft/engine/eng_cm_pdata.c \
+	providers/soft/engine/eng_cm_sm.c \
+	providers/soft/engine/eng_cm_sm_match.c \
+	providers/soft/engine/eng_cm_build.c \
 	providers/soft/engine/eng_cq.c \
 	providers/soft/engine/eng_ctx.c \
 	providers/soft/engine/eng_device.c \
