@@ -18,6 +18,7 @@ include providers/soft/provider/module.mk
 include providers/soft/engine/module.mk
 include providers/soft/pvctl/module.mk
 include libverbs/module.mk
+include librdmacm/module.mk
 include cni-plugin/module.mk
 include device-plugin/module.mk
 include tests/integration/datapath/module.mk

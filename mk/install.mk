@@ -2,7 +2,7 @@
 # Installs the public headers, libibverbs.so.1 (+ dev symlink, pkg-config
 # file), the engine, pvctl, the device plugin and the CNI plugin.
 
-PC_FILES := $(BUILD)/pkgconfig/libibverbs.pc
+PC_FILES += $(BUILD)/pkgconfig/libibverbs.pc
 
 # Regenerated on every install: PREFIX may differ from the last one.
 $(BUILD)/pkgconfig/%.pc: mk/pc/%.pc.in FORCE

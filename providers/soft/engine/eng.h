@@ -32,6 +32,8 @@ struct eng_dp_ctx;
 struct eng_dp_sched;
 struct eng_net_dev;
 struct eng_net_buf;
+struct eng_cm;
+struct eng_cm_chan;
 
 /* Something in the epoll set; ready() runs with the epoll events. */
 struct eng_pollable {
@@ -118,6 +120,7 @@ struct eng_conn {
 	uint32_t count[ENG_OBJ_KINDS];
 	struct eng_dp_ctx *dp;		/* rings and doorbell (CTX_MAP) */
 	struct eng_quota quota;		/* its share of dev->quota */
+	struct eng_cm_chan *cm;		/* CM_OPEN's event channel (eng_cm.h) */
 };
 
 struct eng {
@@ -165,6 +168,7 @@ struct eng {
 	 * queued for the end of the turn. */
 	struct eng_net_buf *net_buf;
 	struct eng_list net_dirty;
+	struct eng_cm *cm;		/* CM ids (eng_cm.h); NULL before any */
 };
 
 /*

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "providers/soft/engine/eng.h"
+#include "providers/soft/engine/eng_cm.h"
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_loop.h"
@@ -50,6 +51,7 @@ void eng_fini(struct eng *e)
 		if (e->devs.slot[i])
 			eng_dev_remove(e, e->devs.slot[i]);
 	eng_idtab_fini(&e->devs);
+	eng_cm_fini(e);
 	eng_dp_sched_fini(e);
 	eng_net_fini(e);
 	eng_unlisten(e);

@@ -24,6 +24,7 @@
 #include "providers/soft/pv-soft-abi.h"
 #include "providers/soft/proto/pv_ipc_ops.h"
 #include "providers/soft/engine/eng_admission.h"
+#include "providers/soft/engine/eng_cm.h"
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_fdcheck.h"
 #include "providers/soft/engine/eng_limits.h"
@@ -79,6 +80,19 @@ static const struct {
 	[PV_OP_ADM_DEV_LIST]	= { eng_op_adm_dev_list, NEED_ADMIN },
 	[PV_OP_ADM_OBJ_LIST]	= { eng_op_adm_obj_list, NEED_ADMIN },
 	[PV_OP_ADM_STATS]	= { eng_op_adm_stats, NEED_ADMIN },
+	[PV_OP_CM_OPEN]		= { eng_op_cm_open, NEED_NONE },
+	[PV_OP_CM_ID_CREATE]	= { eng_op_cm_id_create, NEED_NONE },
+	[PV_OP_CM_ID_DESTROY]	= { eng_op_cm_id_destroy, NEED_NONE },
+	[PV_OP_CM_BIND]		= { eng_op_cm_bind, NEED_NONE },
+	[PV_OP_CM_RESOLVE_ADDR]	= { eng_op_cm_resolve_addr, NEED_NONE },
+	[PV_OP_CM_RESOLVE_ROUTE] = { eng_op_cm_resolve_route, NEED_NONE },
+	[PV_OP_CM_LISTEN]	= { eng_op_cm_listen, NEED_NONE },
+	[PV_OP_CM_CONNECT]	= { eng_op_cm_connect, NEED_NONE },
+	[PV_OP_CM_ACCEPT]	= { eng_op_cm_accept, NEED_NONE },
+	[PV_OP_CM_REJECT]	= { eng_op_cm_reject, NEED_NONE },
+	[PV_OP_CM_ESTABLISH]	= { eng_op_cm_establish, NEED_NONE },
+	[PV_OP_CM_DISCONNECT]	= { eng_op_cm_disconnect, NEED_NONE },
+	[PV_OP_CM_OPTION]	= { eng_op_cm_option, NEED_NONE },
 };
 
 /* Refuses to start over a live engine; removes a stale socket file. */
@@ -439,6 +453,7 @@ struct eng_conn *eng_conn_add(struct eng *e, int fd,
 
 void eng_conn_close(struct eng *e, struct eng_conn *c)
 {
+	eng_cm_conn_close(e, c);
 	eng_objs_free_all(e, c);
 	eng_dp_ctx_free(e, c);
 	if (c->dev)

@@ -87,7 +87,19 @@
 	X(net_tx_errors)		\
 	X(net_tx_dropped)		\
 	X(net_tx_queue_full)		\
-	X(net_tx_no_socket)
+	X(net_tx_no_socket)		\
+	X(cm_ids_created)		\
+	X(cm_ids_live)			\
+	X(cm_bad_requests)		\
+	X(cm_events_sent)		\
+	X(cm_events_dropped)		\
+	X(cm_connects)			\
+	X(cm_established)		\
+	X(cm_rejects)			\
+	X(cm_no_listener)		\
+	X(cm_backlog_full)		\
+	X(cm_disconnects)		\
+	X(cm_listens)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,

@@ -5,6 +5,9 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_admin.c \
 	providers/soft/engine/eng_admission.c \
 	providers/soft/engine/eng_caps.c \
+	providers/soft/engine/eng_cm_conn.c \
+	providers/soft/engine/eng_cm_core.c \
+	providers/soft/engine/eng_cm_id.c \
 	providers/soft/engine/eng_cq.c \
 	providers/soft/engine/eng_ctx.c \
 	providers/soft/engine/eng_device.c \
@@ -217,3 +220,5 @@ NET_BLAST := $(TESTDIR_B)/bin/net-blast
 $(NET_BLAST): $(call objs,tests/integration/net/net_blast.c)
 
 ALL_TARGETS += $(NET_BLAST)
+HEADERS_CHECK += providers/soft/engine/eng_cm.h
+$(eval $(call unit_test,test_eng_cm,tests/unit/engine/test_eng_cm.c,$(ENG_DEPS),$(NETNS_LIBS)))

@@ -2,6 +2,7 @@
 /* Request payload sizes, fds and names per op (pv_ipc_ops.h). */
 #include "providers/soft/proto/pv_ipc_ops.h"
 #include "providers/soft/pv-soft-ring-abi.h"
+#include "providers/soft/pv-soft-cm-abi.h"
 
 #include <errno.h>
 
@@ -55,6 +56,20 @@ static const struct op_desc ops[PV_OP_MAX + 1] = {
 	EMPTY(ADM_DEV_LIST),
 	FIXED(ADM_OBJ_LIST, struct pv_ipc_dev_ref),
 	EMPTY(ADM_STATS),
+	/* The CM service (pv-soft-cm-abi.h). */
+	EMPTY(CM_OPEN),
+	FIXED(CM_ID_CREATE, struct pv_ipc_cm_id_create),
+	FIXED(CM_ID_DESTROY, struct pv_ipc_cm_ref),
+	FIXED(CM_BIND, struct pv_ipc_cm_addr),
+	FIXED(CM_RESOLVE_ADDR, struct pv_ipc_cm_addr),
+	FIXED(CM_RESOLVE_ROUTE, struct pv_ipc_cm_ref),
+	FIXED(CM_LISTEN, struct pv_ipc_cm_ref),
+	FIXED(CM_CONNECT, struct pv_ipc_cm_conn),
+	FIXED(CM_ACCEPT, struct pv_ipc_cm_conn),
+	FIXED(CM_REJECT, struct pv_ipc_cm_conn),
+	FIXED(CM_ESTABLISH, struct pv_ipc_cm_ref),
+	FIXED(CM_DISCONNECT, struct pv_ipc_cm_ref),
+	FIXED(CM_OPTION, struct pv_ipc_cm_ref),
 };
 
 /* Every other op takes none: a client fd the engine did not ask for is

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CM calls not implemented yet (issue 11, later parts): multicast, ECE,
+ * SRQs on an id, rdma_notify.  ENOSYS under the debug flag's one line.
+ */
+#include <rdma/rdma_cma.h>
+#include <rdma/rdma_verbs.h>
+
+#include "librdmacm/rc_core.h"
+
+RC_EXPORT int rdma_join_multicast(struct rdma_cm_id *id,
+				  struct sockaddr *addr, void *context)
+{
+	return rc_unimplemented("rdma_join_multicast");
+}
+
+RC_EXPORT int rdma_join_multicast_ex(struct rdma_cm_id *id,
+				     struct rdma_cm_join_mc_attr_ex *attr,
+				     void *context)
+{
+	return rc_unimplemented("rdma_join_multicast_ex");
+}
+
+RC_EXPORT int rdma_leave_multicast(struct rdma_cm_id *id,
+				   struct sockaddr *addr)
+{
+	return rc_unimplemented("rdma_leave_multicast");
+}
+
+RC_EXPORT int rdma_set_local_ece(struct rdma_cm_id *id, struct ibv_ece *ece)
+{
+	return rc_unimplemented("rdma_set_local_ece");
+}
+
+RC_EXPORT int rdma_get_remote_ece(struct rdma_cm_id *id, struct ibv_ece *ece)
+{
+	return rc_unimplemented("rdma_get_remote_ece");
+}
+
+RC_EXPORT int rdma_reject_ece(struct rdma_cm_id *id, const void *data,
+			      uint8_t len)
+{
+	return rc_unimplemented("rdma_reject_ece");
+}
+
+RC_EXPORT int rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
+{
+	return rc_unimplemented("rdma_notify");
+}
+
+RC_EXPORT int rdma_create_srq(struct rdma_cm_id *id, struct ibv_pd *pd,
+			      struct ibv_srq_init_attr *attr)
+{
+	return rc_unimplemented("rdma_create_srq");
+}
+
+RC_EXPORT int rdma_create_srq_ex(struct rdma_cm_id *id,
+				 struct ibv_srq_init_attr_ex *attr)
+{
+	return rc_unimplemented("rdma_create_srq_ex");
+}
+
+RC_EXPORT void rdma_destroy_srq(struct rdma_cm_id *id)
+{
+	rc_unimplemented("rdma_destroy_srq");
+}

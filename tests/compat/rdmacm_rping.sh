@@ -1,0 +1,145 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Debian's unmodified rdmacm-utils between two pods on one engine, over
+# our librdmacm.so.1 and libibverbs.so.1 (same-node CM): rping with data
+# verification, ucmatose with several connections, udaddy (SIDR), perftest
+# with -R, and a connect with no listener; no CM state is left behind.
+set -u
+. "$PV_ROOT/tests/lib/pods.sh"
+need_cmd rping
+need_cmd ucmatose
+[ -e "$PV_LIB/librdmacm.so.1" ] || skip "librdmacm.so.1 not built"
+pods_up
+
+# rdmacm_loaded PID: PID maps our librdmacm (not Debian's).
+rdmacm_loaded() {
+	grep -q " $PV_LIB/librdmacm.so.1\$" "/proc/$1/maps" 2>/dev/null &&
+		! grep -q '/usr/lib/.*/librdmacm.so' "/proc/$1/maps"
+}
+
+cm_listens() { pvctl stats | awk '$1 == "cm_listens" { print $2 }'; }
+listened_since() { [ "$(cm_listens)" -gt "$1" ]; }
+
+# cm_case NAME SECS "SERVER CMD" "CLIENT CMD": the server in b, started
+# first (no TCP port to wait on: waits until it maps our librdmacm and
+# the engine counted its rdma_listen), the client in a.
+cm_case() {
+	_cc_name=$1 _cc_secs=$2 _cc_srv=$3 _cc_cli=$4
+	_cc_l0=$(cm_listens)
+	# shellcheck disable=SC2086
+	in_pod b timeout "$_cc_secs" $_cc_srv >"$TMP/$_cc_name.srv" 2>&1 &
+	_cc_spid=$!
+	set -- $_cc_srv
+	_cc_tool=""
+	for _i in $(seq 50); do
+		_cc_tool=$(pair_tool "$_cc_spid" "$1")
+		[ -n "$_cc_tool" ] && rdmacm_loaded "$_cc_tool" && break
+		sleep 0.1
+	done
+	wait_until 10 listened_since "$_cc_l0"
+	if [ -z "$_cc_tool" ] || ! rdmacm_loaded "$_cc_tool"; then
+		stop_pid "$_cc_spid"
+		case_fail "$_cc_name" "server did not map $PV_LIB/librdmacm.so.1"
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	in_pod a timeout "$_cc_secs" $_cc_cli >"$TMP/$_cc_name.cli" 2>&1
+	_cc_crc=$?
+	wait "$_cc_spid"
+	_cc_src=$?
+	if [ "$_cc_crc" != 0 ] || [ "$_cc_src" != 0 ]; then
+		case_fail "$_cc_name" "exit codes: server $_cc_src, client $_cc_crc (124 = timeout)"
+		return 1
+	fi
+	return 0
+}
+
+if cm_case rping 60 "rping -s -a $POD_B_IP -C 100 -v" \
+	   "rping -c -a $POD_B_IP -C 100 -v"; then
+	n=$(grep -c 'ping data: rdma-ping-' "$TMP/rping.cli")
+	if [ "$n" = 100 ]; then
+		case_ok "rping: 100 pings verified"
+	else
+		case_fail rping "client printed $n verified pings of 100"
+	fi
+fi
+
+if cm_case ucmatose 60 "ucmatose -c 4 -C 10" \
+	   "ucmatose -s $POD_B_IP -c 4 -C 10"; then
+	if grep -q 'data transfers complete' "$TMP/ucmatose.cli" &&
+	   grep -q 'data transfers complete' "$TMP/ucmatose.srv" &&
+	   grep -q 'disconnected' "$TMP/ucmatose.srv"; then
+		case_ok "ucmatose: 4 connections, 10 messages each"
+	else
+		case_fail ucmatose "no completion lines"
+	fi
+fi
+
+# UD over SIDR (RDMA_PS_UDP): udaddy's default is one connection.
+if cm_case udaddy 30 "udaddy" "udaddy -s $POD_B_IP"; then
+	grep -q 'data transfers complete' "$TMP/udaddy.cli" &&
+	grep -q 'data transfers complete' "$TMP/udaddy.srv" &&
+		case_ok "udaddy: SIDR, UD sends both ways" ||
+		case_fail udaddy "no completion lines"
+fi
+
+# perftest connecting through the CM (-R).
+for t in ib_send_bw ib_write_bw ib_read_bw; do
+	command -v $t >/dev/null || continue
+	if cm_case "$t-R" 60 "$t -R -d $POD_DEV -n 1000" \
+		   "$t -R -d $POD_DEV -n 1000 $POD_B_IP"; then
+		bw=$(awk '$1 == 65536 && $2 == 1000 { print $4 }' "$TMP/$t-R.cli")
+		if [ -n "$bw" ]; then
+			case_ok "$t -R: $bw MB/s average"
+		else
+			case_fail "$t-R" "no result line"
+		fi
+	fi
+done
+
+# cmtime: 100 connections set up and torn down at once; its server
+# never exits by itself.
+if command -v cmtime >/dev/null; then
+	ct_l0=$(cm_listens)
+	in_pod b timeout 60 cmtime -b "$POD_B_IP" -c 100 >"$TMP/cmtime.srv" 2>&1 &
+	CT_SRV=$!
+	wait_until 10 listened_since "$ct_l0"
+	in_pod a timeout 60 cmtime -s "$POD_B_IP" -c 100 >"$TMP/cmtime.cli" 2>&1
+	ct_rc=$?
+	ct_tool=$(pair_tool "$CT_SRV" cmtime)
+	[ -n "$ct_tool" ] && kill "$ct_tool"
+	stop_pid "$CT_SRV"
+	conn=$(awk '$1 == "connect" { print $NF }' "$TMP/cmtime.cli")
+	if [ "$ct_rc" = 0 ] && [ -n "$conn" ] &&
+	   ! grep -q REJECTED "$TMP/cmtime.cli"; then
+		grep -E '^(step|create id|resolve|create qp|connect|disconnect|destroy)' \
+			"$TMP/cmtime.cli" | sed 's/^/    /'
+		case_ok "cmtime: 100 connections, $conn us per connect"
+	else
+		case_fail cmtime "exit $ct_rc"
+	fi
+fi
+
+# rdma_server/rdma_client are left out: their buffers are static arrays,
+# which our libibverbs cannot register (file-backed pages: EOPNOTSUPP).
+
+# No listener: REJECTED with the IB CM's "invalid service ID" (8), as the
+# kernel reports a RoCE connect to a port nobody listens on.
+in_pod a timeout 20 rping -c -a "$POD_B_IP" -p 7999 -C 1 >"$TMP/nolisten.cli" 2>&1
+if grep -q 'RDMA_CM_EVENT_REJECTED, error 8' "$TMP/nolisten.cli"; then
+	case_ok "no listener: REJECTED, status 8"
+else
+	case_fail nolisten "expected REJECTED with status 8"
+fi
+
+# Nothing of the CM is left in the engine (once it saw the last hangup).
+cm_live() { pvctl stats | awk '$1 == "cm_ids_live" { print $2 }'; }
+cm_none() { [ "$(cm_live)" = 0 ]; }
+wait_until 5 cm_none
+live=$(cm_live)
+if [ "$live" = 0 ]; then
+	case_ok "no CM ids left (cm_ids_live 0)"
+else
+	case_fail cm_left "cm_ids_live is '$live' after every program exited"
+fi
+pairs_done
