@@ -22,4 +22,13 @@ echo "$out" | grep -qx 'type1=RoCE v2' || fail "GID 1 is not a RoCE v2 GID"
 # ibv_devinfo's own view of the same GID (::ffff:a.b.c.d).
 echo "$out" | grep -Eq "GID\[ *1\]:.*::ffff:$VM_IP, RoCE v2" ||
 	fail "ibv_devinfo does not list GID[1] ::ffff:$VM_IP as RoCE v2"
-echo "PASS: rxe0 ACTIVE, GID 1 = $want (RoCE v2)"
+# rxe's active MTU is the largest IB MTU that fits eth0's (minus the
+# RoCEv2 headers): 1024 at 1500, 4096 at 9000.
+case $VM_MTU in
+1500) mtu=1024 ;;
+9000) mtu=4096 ;;
+*) mtu= ;;
+esac
+[ -z "$mtu" ] || echo "$out" | grep -Eq "active_mtu:.*$mtu " ||
+	fail "active_mtu is not $mtu at interface MTU $VM_MTU"
+echo "PASS: rxe0 ACTIVE, active_mtu ${mtu:-?} at MTU $VM_MTU, GID 1 = $want (RoCE v2)"

@@ -329,6 +329,12 @@ struct eng_dp_msg {
 	const uint8_t *sgid, *dgid;	/* UD: GRH contents */
 	uint8_t traffic_class, hop_limit;
 	uint32_t flow_label;
+	/* From the wire (src NULL): the sender's QP number (DETH), the
+	 * 40-byte GRH area as received (eng_wire_ud.c) and the SL the CQE
+	 * reports. */
+	uint32_t src_qpn;
+	const uint8_t *grh;
+	uint8_t sl;
 };
 
 /* Runs one request at dst and returns its response in *r (the contract

@@ -29,6 +29,7 @@
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_port.h"
 #include "providers/soft/engine/eng_stats.h"
+#include "providers/soft/engine/eng_wire_xport.h"
 #include "providers/soft/engine/eng_wr.h"
 
 #define ST_WAIT			(-1)	/* WQE stays; a timer is armed */
@@ -155,6 +156,8 @@ static int ud_dest(struct eng *e, struct eng_dp_qp *dq,
 	m->hop_limit = ah->attr.hop_limit;
 	m->flow_label = ah->attr.flow_label;
 	qkey = (w->remote_qkey & 0x80000000u) ? qp->attr.qkey : w->remote_qkey;
+	if (eng_wire_route(e, own, ah->attr.dgid))
+		return eng_wire_ud_send(e, dq, m, w->remote_qpn, qkey);
 	*dst = eng_dp_find_dest(e, dq, ah->attr.dgid, w->remote_qpn);
 	if (*dst && !eng_dp_rguard_qkey_ok(qp, *dst, qkey))
 		*dst = NULL;
@@ -426,6 +429,11 @@ bool eng_dp_req_run(struct eng *e, struct eng_dp_qp *dq,
 		return eng_dp_flush(e, qp);
 	if (qp->state != IBV_QPS_RTS)
 		return false;
+	/* Connected across the wire: the RC/UC transport's own requester
+	 * (its window, PSNs and timers; eng_wire_xport.h). */
+	if (qp->init.qp_type != IBV_QPT_UD &&
+	    eng_wire_route(e, qp->o.conn->dev, qp->attr.ah_attr.dgid))
+		return eng_wire_rc_req_run(e, dq, b);
 	if (dq->timer_kind != ENG_DP_TIMER_NONE &&
 	    eng_dp_now_ns() < dq->timer_at)
 		return false;

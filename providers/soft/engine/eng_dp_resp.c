@@ -218,7 +218,12 @@ static int resp_send(struct eng *e, struct eng_qp *dst,
 	if (nd < 0)
 		return resp_local_err(e, dst, dq->rx.wr_id, IBV_WC_LOC_PROT_ERR,
 				      RS_NAK_OP);
-	if (ud) {
+	if (ud && m->grh) {
+		memcpy(grh, m->grh, ENG_DP_GRH_BYTES);
+		ssegs[nsrc++] = (struct eng_seg){ .ptr = grh,
+						  .len = ENG_DP_GRH_BYTES };
+		cqe.wc_flags |= IBV_WC_GRH;
+	} else if (ud) {
 		eng_dp_grh_build(grh, m->sgid, m->dgid, UD_IP_PAYLOAD(m->len),
 				 m->traffic_class, m->flow_label, m->hop_limit);
 		ssegs[nsrc++] = (struct eng_seg){ .ptr = grh,
@@ -237,7 +242,8 @@ static int resp_send(struct eng *e, struct eng_qp *dst,
 	cqe.wr_id = dq->rx.wr_id;
 	cqe.opcode = IBV_WC_RECV;
 	cqe.byte_len = m->len + hdr;
-	cqe.src_qp = m->src->qp_num;
+	cqe.src_qp = m->src ? m->src->qp_num : m->src_qpn;
+	cqe.sl = m->sl;
 	if (eng_wr_has_imm(m->opcode)) {
 		cqe.imm_data = m->imm_data;
 		cqe.wc_flags |= IBV_WC_WITH_IMM;

@@ -337,3 +337,17 @@ uint32_t eng_net_path_mtu(const struct eng_dev *d)
 
 	return eng_port_mtu_bytes(m ? m : 1);
 }
+
+bool eng_net_bound_addr(const struct eng_dev *d, bool ipv6, uint8_t gid[16])
+{
+	const struct eng_net_dev *n = d->net;
+	const struct eng_net_sock *s;
+
+	if (!n)
+		return false;
+	s = ipv6 ? &n->s6 : &n->s4;
+	if (s->poll.fd < 0)
+		return false;
+	memcpy(gid, s->addr, 16);
+	return true;
+}

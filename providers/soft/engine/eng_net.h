@@ -101,6 +101,9 @@ void eng_net_dev_sync(struct eng *e, struct eng_dev *d,
 void eng_net_dev_fini(struct eng *e, struct eng_dev *d);
 /* PV_WIRE_* bits of d's sockets (pv_ipc_dev_info.wire_state). */
 uint8_t eng_net_wire_state(const struct eng_dev *d);
+/* The address d's socket of that family is bound to (GID form), which
+ * is the source of what it sends; false when it has none. */
+bool eng_net_bound_addr(const struct eng_dev *d, bool ipv6, uint8_t gid[16]);
 /* The engine's shared buffers (eng_fini). */
 void eng_net_fini(struct eng *e);
 

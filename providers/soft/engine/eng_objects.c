@@ -13,6 +13,7 @@
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
+#include "providers/soft/engine/eng_net.h"
 #include "providers/soft/engine/eng_obj.h"
 #include "providers/soft/engine/eng_port.h"
 #include "providers/soft/engine/eng_stats.h"
@@ -179,6 +180,11 @@ static void mr_release(struct eng *e, struct eng_obj *o)
 
 	if (o->conn->dev)
 		eng_mrkeys_release(&o->conn->dev->mrs, mr);
+	/* Packets queued on the wire may point into the mapping (eng_net.h:
+	 * payloads are referenced until the flush): once unmapped, the
+	 * address could be another MR's. */
+	if (o->conn->dev && mr->dp)
+		eng_net_tx_purge(e, o->conn->dev);
 	eng_dp_mr_detach(mr);
 	mr->pd->o.users--;
 }

@@ -55,7 +55,11 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_resp_res.c \
 	providers/soft/engine/eng_net.c \
 	providers/soft/engine/eng_net_rx.c \
-	providers/soft/engine/eng_net_tx.c
+	providers/soft/engine/eng_net_tx.c \
+	providers/soft/engine/eng_wire_iphdr.c \
+	providers/soft/engine/eng_recv.c \
+	providers/soft/engine/eng_wire_tx.c \
+	providers/soft/engine/eng_wire_ud.c
 
 ENG_CORE_OBJS := $(call objs,$(ENG_CORE_SRCS))
 ENG_DEPS := $(ENG_CORE_OBJS) $(PV_COMMON_OBJS) $(PV_SOFT_PROTO_OBJS) $(NETNS_LIB)
@@ -114,7 +118,10 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_comp_sm.h \
 	providers/soft/engine/eng_resp_res.h \
 	providers/soft/engine/eng_net.h \
-	providers/soft/engine/eng_net_int.h
+	providers/soft/engine/eng_net_int.h \
+	providers/soft/engine/eng_wire_iphdr.h \
+	providers/soft/engine/eng_wire_xport.h \
+	providers/soft/engine/eng_recv.h
 
 $(eval $(call unit_test,test_eng_pure,tests/unit/engine/test_eng_pure.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_handles.o eng_idtab.o eng_limits.o eng_port.o eng_csprng.o eng_keytab.o eng_rguard.o eng_dp_budget.o),))
 $(eval $(call unit_test,test_eng_dispatch,tests/unit/engine/test_eng_dispatch.c,$(ENG_DEPS),$(NETNS_LIBS)))
@@ -195,9 +202,11 @@ $(eval $(call unit_test,test_eng_values,tests/unit/engine/test_eng_values.c,,))
 # The wire's pure pieces (issue 10): header codec, opcode table and
 # sequencing, ICRC, PSN arithmetic.
 ENG_WIRE_OBJS := $(addprefix $(OBJDIR)/providers/soft/engine/,eng_wire_crc32.o eng_wire_hdr.o eng_wire_icrc.o eng_wire_opcode.o)
+ENG_WIRE_IP_OBJS := $(ENG_WIRE_OBJS) $(OBJDIR)/providers/soft/engine/eng_wire_iphdr.o
 $(eval $(call unit_test,test_eng_wire_hdr,tests/unit/engine/test_eng_wire_hdr.c,$(ENG_WIRE_OBJS),))
 $(eval $(call unit_test,test_eng_wire_opcode,tests/unit/engine/test_eng_wire_opcode.c,$(ENG_WIRE_OBJS),))
 $(eval $(call unit_test,test_eng_wire_icrc,tests/unit/engine/test_eng_wire_icrc.c,$(ENG_WIRE_OBJS),))
+$(eval $(call unit_test,test_eng_wire_iphdr,tests/unit/engine/test_eng_wire_iphdr.c,$(ENG_WIRE_IP_OBJS),))
 $(eval $(call unit_test,test_eng_wire_psn,tests/unit/engine/test_eng_wire_psn.c,,))
 
 # The scapy/tshark cross-check's packet writer (tests/abi/wire_scapy.sh).

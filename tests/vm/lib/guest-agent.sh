@@ -14,14 +14,14 @@
 # host), each under bash with the prelude below.
 WORK=$1 KROOT=$2
 C=$WORK/ctl
-. "$WORK/vm.env" # VM_IP VM_PREFIX VM_GW
+. "$WORK/vm.env" # VM_IP VM_PREFIX VM_GW VM_MTU
 exec >"$WORK/agent.log" 2>&1
 up() { cut -d' ' -f1 /proc/uptime; }
 echo "agent: $(uname -r), $(nproc) vCPU, uptime $(up)s"
 ip link set lo up
 IF=$(ls /sys/class/net | grep -v '^lo$' | head -1)
 ip link set "$IF" name eth0 2>/dev/null && IF=eth0
-ip link set "$IF" up
+ip link set "$IF" mtu "${VM_MTU:-1500}" up
 ip addr add "$VM_IP/$VM_PREFIX" dev "$IF"
 ip route add default via "$VM_GW"
 for _ in $(seq 50); do

@@ -16,16 +16,19 @@ VM_GW=${VM_GW:-10.84.0.1}
 VM_PREFIX=${VM_PREFIX:-24}
 VM_MAC=${VM_MAC:-52:54:00:84:00:02}
 VM_TAP=${VM_TAP:-tap0}
+# 9000 lets rxe use a 4096-byte path MTU (its active_mtu follows eth0's).
+VM_MTU=${VM_MTU:-1500}
 
 vm_net_up() {
 	topo_ns vm-node
 	VM_NS=$(topo_name vm-node)
-	export VM_NS VM_IP VM_GW VM_PREFIX VM_MAC VM_TAP
+	export VM_NS VM_IP VM_GW VM_PREFIX VM_MAC VM_TAP VM_MTU
 	ip -n "$VM_NS" tuntap add dev "$VM_TAP" mode tap ||
 		fail "tuntap add in $VM_NS"
 	ip -n "$VM_NS" addr add "$VM_GW/$VM_PREFIX" dev "$VM_TAP" ||
 		fail "address on $VM_TAP"
-	ip -n "$VM_NS" link set "$VM_TAP" up
+	ip -n "$VM_NS" link set "$VM_TAP" mtu "$VM_MTU" up ||
+		fail "MTU $VM_MTU on $VM_TAP"
 	ip netns exec "$VM_NS" sysctl -qw net.ipv4.ip_forward=1
 }
 

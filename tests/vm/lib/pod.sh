@@ -23,10 +23,10 @@ vm_pod_attach() {
 		netns "$VM_NS" || fail "veth $_pa_pod - node"
 	topo_ip "$_pa_pod" addr add "$_pa_ip" dev eth0 ||
 		fail "address $_pa_ip in $_pa_pod"
-	topo_ip "$_pa_pod" link set eth0 up
+	topo_ip "$_pa_pod" link set eth0 mtu "$VM_MTU" up
 	ip -n "$VM_NS" addr add "$_pa_gw/$_pa_len" dev "$_pa_if" ||
 		fail "address $_pa_gw on the node"
-	ip -n "$VM_NS" link set "$_pa_if" up
+	ip -n "$VM_NS" link set "$_pa_if" mtu "$VM_MTU" up
 	topo_ip "$_pa_pod" route add default via "$_pa_gw" ||
 		fail "default route in $_pa_pod"
 }

@@ -48,15 +48,21 @@ vm_boot() {
 	vm_can_run
 	mkdir -p "$VM_CACHE" || fail "mkdir $VM_CACHE"
 	vm_sweep_runs
+	# Runs in parallel (CI, helpers) share the cache: one fills it.
+	need_cmd flock
+	exec 9>"$VM_CACHE/.lock"
+	flock -w 600 9 || fail "the cache lock $VM_CACHE/.lock stayed held"
 	vm_kernel_fetch
 	vm_initramfs_build
+	flock -u 9
+	exec 9>&-
 	VM_WORK=$VM_CACHE/run-$$
 	rm -rf "$VM_WORK"
 	mkdir -p "$VM_WORK/ctl" || fail "mkdir $VM_WORK"
 	export VM_WORK
 	vm_net_up
-	printf 'VM_IP=%s\nVM_PREFIX=%s\nVM_GW=%s\n' "$VM_IP" "$VM_PREFIX" \
-		"$VM_GW" >"$VM_WORK/vm.env"
+	printf 'VM_IP=%s\nVM_PREFIX=%s\nVM_GW=%s\nVM_MTU=%s\n' "$VM_IP" \
+		"$VM_PREFIX" "$VM_GW" "$VM_MTU" >"$VM_WORK/vm.env"
 	vm_qemu_start
 	vm_wait_ready
 	VM_OWNER=1
