@@ -157,6 +157,9 @@ struct eng_dp_qp {
 	 * max_dest_rd_atomic and rq_psn (eng_dp_qp_modified()). */
 	struct eng_resp_res res;
 	struct eng_psn_rx rpsn;
+	/* RC/UC on the wire: window, cursors (eng_wire_rc.h); NULL until
+	 * the QP's first packet. */
+	struct eng_wire_rc *wrc;
 };
 
 struct eng_dp_mr {

@@ -11,6 +11,7 @@
 #include <infiniband/verbs.h>
 
 #include "providers/soft/engine/eng_dp.h"
+#include "providers/soft/engine/eng_wire_rc.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_stats.h"
 
@@ -125,6 +126,7 @@ void eng_dp_qp_modified(struct eng *e, struct eng_qp *qp,
 {
 	struct eng_dp_qp *dq = qp->dp;
 
+	eng_wire_rc_qp_modified(qp, old_state);
 	if (qp->state == IBV_QPS_ERR && old_state != IBV_QPS_ERR) {
 		if (dq) {
 			dq->timer_at = 0;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "providers/soft/engine/eng_dp.h"
+#include "providers/soft/engine/eng_wire_rc.h"
 #include "providers/soft/engine/eng_log.h"
 
 #define PAGE_BYTES 4096u
@@ -265,6 +266,7 @@ void eng_dp_qp_free(struct eng *e, struct eng_qp *qp)
 		return;
 	eng_list_del(&dq->link);
 	eng_dp_map_release(&dq->map);
+	eng_wire_rc_free(dq);
 	free(dq);
 	qp->dp = NULL;
 }

@@ -102,7 +102,15 @@
 	  "wire: packets one sendmmsg sends")				\
 	X(net_tx_queue, 1024, 1, 65536,					\
 	  "wire: packets queued per device socket; beyond, dropped "	\
-	  "and counted (the transport retransmits)")
+	  "and counted (the transport retransmits)")			\
+	X(wire_rc_window, 32, 1, 128,					\
+	  "wire: send WQEs an RC/UC QP keeps outstanding")		\
+	X(wire_rc_flight_pkts, 256, 1, 65536,				\
+	  "wire: RC packets in flight (sent, unacknowledged) per QP")	\
+	X(wire_rc_ackreq_pkts, 64, 1, 65536,				\
+	  "wire: RC requester asks for an ACK at least every N packets") \
+	X(wire_rc_ack_pkts, 64, 1, 65536,				\
+	  "wire: RC responder ACKs at least every N packets")
 
 struct eng_limits {
 #define ENG_LIMIT_FIELD(name, def, lo, hi, help) uint64_t name;

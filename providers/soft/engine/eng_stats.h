@@ -120,7 +120,23 @@
 	X(wire_ud_tx)	\
 	X(wire_ud_tx_lost)	\
 	X(wire_ud_rx)	\
-	X(wire_ud_rx_dropped)
+	X(wire_ud_rx_dropped)	\
+	X(wire_rc_retransmits)	\
+	X(wire_rc_timeouts)	\
+	X(wire_rc_seq_naks_sent)	\
+	X(wire_rc_seq_naks_rcvd)	\
+	X(wire_rc_rnr_naks_sent)	\
+	X(wire_rc_rnr_naks_rcvd)	\
+	X(wire_rc_naks_sent)	\
+	X(wire_rc_acks_sent)	\
+	X(wire_rc_dup_reqs)	\
+	X(wire_rc_out_of_seq)	\
+	X(wire_rc_bad_reqs)	\
+	X(wire_rc_bad_resp)	\
+	X(wire_rc_stale_resp)	\
+	X(wire_rc_tx_lost)	\
+	X(wire_rc_nomem)	\
+	X(wire_uc_dropped)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,

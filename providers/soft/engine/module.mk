@@ -59,7 +59,11 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_wire_iphdr.c \
 	providers/soft/engine/eng_recv.c \
 	providers/soft/engine/eng_wire_tx.c \
-	providers/soft/engine/eng_wire_ud.c
+	providers/soft/engine/eng_wire_ud.c \
+	providers/soft/engine/eng_wire_rc_pkt.c \
+	providers/soft/engine/eng_wire_rc_req.c \
+	providers/soft/engine/eng_wire_rc_comp.c \
+	providers/soft/engine/eng_wire_rc_resp.c
 
 ENG_CORE_OBJS := $(call objs,$(ENG_CORE_SRCS))
 ENG_DEPS := $(ENG_CORE_OBJS) $(PV_COMMON_OBJS) $(PV_SOFT_PROTO_OBJS) $(NETNS_LIB)
@@ -121,7 +125,8 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_net_int.h \
 	providers/soft/engine/eng_wire_iphdr.h \
 	providers/soft/engine/eng_wire_xport.h \
-	providers/soft/engine/eng_recv.h
+	providers/soft/engine/eng_recv.h \
+	providers/soft/engine/eng_wire_rc.h
 
 $(eval $(call unit_test,test_eng_pure,tests/unit/engine/test_eng_pure.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_handles.o eng_idtab.o eng_limits.o eng_port.o eng_csprng.o eng_keytab.o eng_rguard.o eng_dp_budget.o),))
 $(eval $(call unit_test,test_eng_dispatch,tests/unit/engine/test_eng_dispatch.c,$(ENG_DEPS),$(NETNS_LIBS)))
@@ -231,3 +236,5 @@ $(NET_BLAST): $(call objs,tests/integration/net/net_blast.c)
 ALL_TARGETS += $(NET_BLAST)
 HEADERS_CHECK += providers/soft/engine/eng_cm.h
 $(eval $(call unit_test,test_eng_cm,tests/unit/engine/test_eng_cm.c,$(ENG_DEPS),$(NETNS_LIBS)))
+# RC/UC on the wire: the packet rules (pure).
+$(eval $(call unit_test,test_eng_wire_rc,tests/unit/engine/test_eng_wire_rc.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_wire_rc_pkt.o eng_port.o) $(ENG_WIRE_OBJS),))

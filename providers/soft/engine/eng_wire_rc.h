@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RC and UC on the wire (issue 10, IBA Vol. 1 ch. 9.5-9.9): the per-QP
+ * state and the stages, split as Linux rxe splits them:
+ *
+ *   eng_wire_rc_pkt.c   pure: PSNs per message, the opcode of each
+ *                       request / READ response packet, length rules
+ *   eng_wire_rc_req.c   requester: SQ WQEs into an outstanding window
+ *                       (engine copies), segmentation per path MTU, PSNs,
+ *                       AckReq, go-back-N from a PSN
+ *   eng_wire_rc_comp.c  completer: ACK/NAK/RNR NAK, READ responses and
+ *                       atomic ACKs matched to the window by PSN, timers
+ *   eng_wire_rc_resp.c  responder: PSN classifier, opcode sequence,
+ *                       lengths, execution through eng_dp_resp_deliver(),
+ *                       ACKs, READ responses, atomic ACKs, NAKs,
+ *                       duplicates; and eng_wire_rc_rx()'s dispatch
+ *
+ * The SQ slot of an outstanding WQE stays unconsumed until its completion
+ * (pv-soft-ring-abi.h's slot reuse order), so a QP going to ERR flushes
+ * the window's WQEs from their slots with the rest.
+ */
+#ifndef ENG_WIRE_RC_H
+#define ENG_WIRE_RC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "providers/soft/engine/eng_dp.h"
+#include "providers/soft/engine/eng_wire_hdr.h"
+
+/* The hard bound of the window (eng_lim.wire_rc_window within it). */
+#define ENG_RC_WIN_MAX		128
+
+/* One outstanding send WQE. */
+struct eng_rc_went {
+	struct eng_dp_swqe sw;		/* the engine's copy */
+	uint64_t total;			/* message bytes */
+	uint32_t psn, npsn;		/* first PSN and how many it uses */
+	uint64_t rd_done;		/* READ response bytes placed */
+	int status;			/* IBV_WC_*: a local error found at
+					 * fetch completes it at the head */
+};
+
+/* The wire state of one RC/UC QP (allocated at its first wire use). */
+struct eng_wire_rc {
+	uint32_t cap;			/* window entries allocated */
+	uint32_t mtu;			/* path MTU in bytes */
+	/* requester */
+	bool req_init;			/* PSNs taken from sq_psn */
+	uint32_t head, n;		/* oldest entry, entries in use */
+	uint32_t sent;			/* entries fully sent (from head) */
+	uint64_t cur_off;		/* bytes of entry head+sent sent */
+	uint32_t next_psn;		/* PSN the next new entry gets */
+	uint32_t tx_psn;		/* PSN of the next packet to send */
+	uint32_t una;			/* oldest PSN not acknowledged */
+	uint32_t since_ackreq;		/* packets since the last AckReq */
+	uint32_t rd_out;		/* READ/atomics in the window */
+	/* responder */
+	int req_prev;			/* last request opcode accepted */
+	struct eng_reth wr;		/* the WRITE in progress's RETH */
+	uint64_t msg_off;		/* bytes received of the message */
+	uint32_t unacked;		/* packets accepted, not ACKed */
+	bool uc_drop;			/* UC: discard until FIRST/ONLY */
+	struct eng_rc_went win[];	/* cap entries */
+};
+
+/* ---- eng_wire_rc_pkt.c (pure) ---- */
+/* PSNs a message uses: one per MTU of payload (at least one); a READ
+ * reserves one per response packet; an atomic one. */
+uint32_t eng_rc_npsn(uint32_t wr_opcode, uint64_t len, uint32_t mtu);
+/* The request opcode of a packet of a WR (enum ibv_wr_opcode) on RC or
+ * UC, first/last in its message; -EINVAL when the WR has none there. */
+int eng_rc_req_opcode(bool uc, uint32_t wr_opcode, bool first, bool last);
+/* The WR opcode a request opcode belongs to, or -EINVAL. */
+int eng_rc_wr_of(uint8_t opcode);
+/* The READ response opcode of packet k of npsn. */
+uint8_t eng_rc_read_resp_opcode(uint32_t k, uint32_t npsn);
+/* IBA 9.7.4.1.3/9.8.3.1: FIRST and MIDDLE carry exactly one MTU, LAST
+ * 1..MTU, ONLY 0..MTU; a READ request or atomic none. */
+bool eng_rc_req_len_ok(uint8_t opcode, uint32_t paylen, uint32_t mtu);
+/* The path MTU of an RC/UC QP in bytes: the smaller of its path_mtu
+ * attribute and what the device's interface carries. */
+uint32_t eng_rc_mtu(uint32_t path_mtu_enum, uint32_t dev_mtu_bytes);
+
+/* ---- eng_wire_rc_req.c ---- */
+/* The QP's wire state, allocated on first use; NULL when out of memory. */
+struct eng_wire_rc *eng_wire_rc_get(struct eng_dp_qp *dq);
+void eng_wire_rc_free(struct eng_dp_qp *dq);
+/* QP_MODIFY: a new connection (RTR) or RESET/ERR empties the window. */
+void eng_wire_rc_qp_modified(struct eng_qp *qp, uint32_t old_state);
+/* Go back N: the next packet sent is the one of PSN psn (within the
+ * window; else nothing changes).  Counted in wire_rc_retransmits. */
+void eng_wire_rc_rewind(struct eng_wire_rc *w, uint32_t psn);
+/* Where packets of qp go. */
+struct eng_wire_dst;
+void eng_wire_rc_dst(const struct eng_qp *qp, struct eng_wire_dst *dst);
+
+/* ---- eng_wire_rc_comp.c ---- */
+/* A response packet (ACK, ATOMIC ACK, READ response) for qp's window. */
+void eng_wire_rc_comp_rx(struct eng *e, struct eng_dp_qp *dq,
+			 const struct eng_pkt *pkt);
+/* Completes the head entry with status (consumes its slot, writes the
+ * CQE); an error moves the QP to ERR. */
+void eng_wire_rc_complete_head(struct eng *e, struct eng_dp_qp *dq,
+			       int status);
+/* The transport timer is (re)armed for what is still unacknowledged, or
+ * stopped when nothing is. */
+void eng_wire_rc_arm(struct eng_dp_qp *dq);
+
+/* ---- eng_wire_rc_resp.c ---- */
+void eng_wire_rc_resp_rx(struct eng *e, struct eng_dev *d,
+			 struct eng_dp_qp *dq, const struct eng_pkt *pkt);
+
+#endif /* ENG_WIRE_RC_H */

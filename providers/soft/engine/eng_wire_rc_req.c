@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RC/UC requester on the wire (IBA 9.5, 9.7.1-9.7.4; as rxe_req.c): send
+ * WQEs come off the SQ into the QP's outstanding window as engine copies
+ * (the slot is read once, and retired only at completion), each gets its
+ * PSNs (sq_psn on), and is cut into path-MTU packets whose payload
+ * iovecs point straight into registered memory (eng_dp_sge_range; the
+ * MRs are looked up again for every packet, so one deregistered meanwhile
+ * fails the WQE).  AckReq goes on each message's last packet and every
+ * wire_rc_ackreq_pkts packets, so a long message's window drains.  What
+ * is in flight is bounded in packets (wire_rc_flight_pkts) and in READs
+ * and atomics (max_rd_atomic, IBA 9.7.2.1).  Go back N rewinds the send
+ * cursor to a PSN inside the window.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+
+#include "providers/soft/engine/eng_comp_sm.h"
+#include "providers/soft/engine/eng_dp.h"
+#include "providers/soft/engine/eng_limits.h"
+#include "providers/soft/engine/eng_net.h"
+#include "providers/soft/engine/eng_port.h"
+#include "providers/soft/engine/eng_stats.h"
+#include "providers/soft/engine/eng_wire_opcode.h"
+#include "providers/soft/engine/eng_wire_psn.h"
+#include "providers/soft/engine/eng_wire_rc.h"
+#include "providers/soft/engine/eng_wire_xport.h"
+#include "providers/soft/engine/eng_wr.h"
+
+static struct eng_rc_went *ent(struct eng_wire_rc *w, uint32_t i)
+{
+	return &w->win[(w->head + i) % w->cap];
+}
+
+struct eng_wire_rc *eng_wire_rc_get(struct eng_dp_qp *dq)
+{
+	struct eng_wire_rc *w = dq->wrc;
+	uint32_t cap = (uint32_t)eng_lim.wire_rc_window;
+
+	if (w)
+		return w;
+	if (cap > ENG_RC_WIN_MAX)
+		cap = ENG_RC_WIN_MAX;
+	w = calloc(1, sizeof(*w) + cap * sizeof(w->win[0]));
+	if (!w) {
+		eng_stat_inc(wire_rc_nomem);
+		return NULL;
+	}
+	w->cap = cap;
+	w->req_prev = ENG_OP_NONE;
+	/* Fixed for the connection: PSNs map to offsets with it. */
+	w->mtu = eng_rc_mtu(dq->qp->attr.path_mtu,
+			    dq->qp->o.conn->dev ?
+			    eng_net_path_mtu(dq->qp->o.conn->dev) : 0);
+	dq->wrc = w;
+	return w;
+}
+
+void eng_wire_rc_free(struct eng_dp_qp *dq)
+{
+	free(dq->wrc);
+	dq->wrc = NULL;
+}
+
+void eng_wire_rc_qp_modified(struct eng_qp *qp, uint32_t old_state)
+{
+	(void)old_state;
+	/* A new connection (RTR) or RESET starts from the attributes; ERR
+	 * flushes the window's WQEs from their (unconsumed) slots. */
+	if (qp->dp && (qp->state == IBV_QPS_RTR || qp->state == IBV_QPS_RESET ||
+		       qp->state == IBV_QPS_ERR))
+		eng_wire_rc_free(qp->dp);
+}
+
+void eng_wire_rc_dst(const struct eng_qp *qp, struct eng_wire_dst *dst)
+{
+	const struct pv_ipc_ah_attr *ah = &qp->attr.ah_attr;
+
+	memset(dst, 0, sizeof(*dst));
+	memcpy(dst->dgid, ah->dgid, 16);
+	dst->tos = ah->traffic_class;
+	dst->ttl = ah->hop_limit;
+}
+
+void eng_wire_rc_rewind(struct eng_wire_rc *w, uint32_t psn)
+{
+	for (uint32_t i = 0; i < w->n && i <= w->sent; i++) {
+		struct eng_rc_went *x = ent(w, i);
+		uint32_t k;
+
+		if (!eng_psn_in_window(psn, x->psn, x->npsn))
+			continue;
+		k = (uint32_t)eng_psn_diff(psn, x->psn);
+		w->sent = i;
+		w->cur_off = (uint64_t)k * w->mtu;
+		if (eng_wr_is_read(x->sw.w.opcode))
+			x->rd_done = w->cur_off;
+		for (uint32_t j = i + 1; j < w->n; j++)
+			ent(w, j)->rd_done = 0;
+		if (psn != w->tx_psn)
+			eng_stat_inc(wire_rc_retransmits);
+		w->tx_psn = psn;
+		w->since_ackreq = 0;
+		return;
+	}
+}
+
+/* The local side of a WQE copy: every lkey, the length.  A WC status. */
+static int local_check(struct eng_qp *qp, struct eng_rc_went *x)
+{
+	const struct pv_send_wqe *wq = &x->sw.w;
+	uint32_t access = eng_wr_needs_local_write(wq->opcode) ?
+			  IBV_ACCESS_LOCAL_WRITE : 0;
+
+	x->total = 0;
+	if (wq->send_flags & IBV_SEND_INLINE) {
+		x->total = wq->inline_len;
+	} else {
+		for (uint32_t i = 0; i < wq->num_sge && i < ENG_SGE_MAX; i++) {
+			const struct pv_wqe_sge *s = &x->sw.sge[i];
+
+			if (s->length &&
+			    !eng_dp_mr_find(qp->o.conn->dev, s->lkey, qp->pd,
+					    s->addr, s->length, access))
+				return IBV_WC_LOC_PROT_ERR;
+			x->total += s->length;
+		}
+	}
+	if (x->total > ENG_PORT_MAX_MSG_SZ)
+		return IBV_WC_LOC_LEN_ERR;
+	if (eng_wr_is_atomic(wq->opcode)) {
+		if (x->total < ENG_DP_ATOMIC_BYTES)
+			return IBV_WC_LOC_LEN_ERR;
+		x->total = ENG_DP_ATOMIC_BYTES;
+	}
+	return IBV_WC_SUCCESS;
+}
+
+static bool is_rd_atomic(uint32_t op)
+{
+	return eng_wr_is_read(op) || eng_wr_is_atomic(op);
+}
+
+/* Takes SQ WQEs into the window while there is room; -1 when the ring
+ * is malformed (the QP is made fatal). */
+static int fill(struct eng *e, struct eng_dp_qp *dq, struct eng_wire_rc *w)
+{
+	struct eng_qp *qp = dq->qp;
+	uint32_t rd_max = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
+	int avail = eng_dp_ring_avail(&dq->sq);
+
+	if (avail < 0)
+		return -1;
+	while (w->n < w->cap && (uint32_t)avail > w->n) {
+		struct eng_ring r = dq->sq;
+		struct eng_rc_went *x = ent(w, w->n);
+		uint32_t op;
+
+		r.own += w->n;
+		if (eng_dp_send_wqe_fetch(&r, qp->init.qp_type, &qp->init.cap,
+					  &x->sw) < 0)
+			return -1;
+		op = x->sw.w.opcode;
+		if (is_rd_atomic(op) && w->rd_out >= rd_max)
+			break;	/* refetched once one completes */
+		if ((x->sw.w.send_flags & IBV_SEND_FENCE) && w->rd_out)
+			break;
+		x->status = local_check(qp, x);
+		x->rd_done = 0;
+		x->psn = w->next_psn;
+		x->npsn = x->status ? 0 : eng_rc_npsn(op, x->total, w->mtu);
+		w->next_psn = eng_psn_add(w->next_psn, x->npsn);
+		if (is_rd_atomic(op))
+			w->rd_out++;
+		w->n++;
+		(void)e;
+	}
+	return 0;
+}
+
+/* The payload segments of bytes [off, off + len) of x; a WC status. */
+static int pay_segs(struct eng_qp *qp, struct eng_rc_went *x, uint64_t off,
+		    uint32_t len, struct eng_seg *segs, uint32_t *n)
+{
+	const struct pv_send_wqe *wq = &x->sw.w;
+	int nd;
+
+	*n = 0;
+	if (!len)
+		return IBV_WC_SUCCESS;
+	if (wq->send_flags & IBV_SEND_INLINE) {
+		if (off + len > wq->inline_len || off + len > ENG_INLINE_MAX)
+			return IBV_WC_LOC_LEN_ERR;
+		segs[0] = (struct eng_seg){ .ptr = x->sw.inl + off, .len = len };
+		*n = 1;
+		return IBV_WC_SUCCESS;
+	}
+	nd = eng_dp_sge_range(qp->o.conn->dev, qp->pd, x->sw.sge, wq->num_sge,
+			      0, off, len, segs, ENG_SGE_MAX);
+	if (nd < 0)
+		return nd == -1 ? IBV_WC_LOC_PROT_ERR : IBV_WC_LOC_LEN_ERR;
+	*n = (uint32_t)nd;
+	return IBV_WC_SUCCESS;
+}
+
+/* The headers of the packet of x at byte off; *paylen, *last. */
+static int build(struct eng_qp *qp, struct eng_wire_rc *w,
+		 struct eng_rc_went *x, uint64_t off, struct eng_pkt_hdrs *h,
+		 uint32_t *paylen, bool *last)
+{
+	const struct pv_send_wqe *wq = &x->sw.w;
+	bool uc = qp->init.qp_type == IBV_QPT_UC, first = off == 0;
+	uint64_t left = x->total - off;
+	int op;
+
+	*paylen = 0;
+	*last = true;
+	if (eng_wr_is_read(wq->opcode)) {
+		h->reth = (struct eng_reth){ .va = wq->remote_addr + off,
+					     .rkey = wq->rkey,
+					     .dmalen = (uint32_t)left };
+	} else if (eng_wr_is_atomic(wq->opcode)) {
+		bool cas = wq->opcode == IBV_WR_ATOMIC_CMP_AND_SWP;
+
+		h->atmeth = (struct eng_atmeth){
+			.va = wq->remote_addr, .rkey = wq->rkey,
+			.swap_add = cas ? wq->swap : wq->compare_add,
+			.compare = cas ? wq->compare_add : 0 };
+	} else {
+		*paylen = left > w->mtu ? w->mtu : (uint32_t)left;
+		*last = off + *paylen == x->total;
+		h->reth = (struct eng_reth){ .va = wq->remote_addr,
+					     .rkey = wq->rkey,
+					     .dmalen = (uint32_t)x->total };
+		h->imm = ntohl(wq->imm_data);
+		h->ieth_rkey = wq->imm_data;	/* invalidate_rkey, host order */
+	}
+	op = eng_rc_req_opcode(uc, wq->opcode, first, *last);
+	if (op < 0)
+		return IBV_WC_LOC_QP_OP_ERR;
+	h->bth.opcode = (uint8_t)op;
+	h->bth.se = *last && (wq->send_flags & IBV_SEND_SOLICITED);
+	h->bth.dqpn = qp->attr.dest_qp_num & ENG_QPN_MASK;
+	h->bth.psn = eng_psn_add(x->psn, (uint32_t)(off / w->mtu));
+	return IBV_WC_SUCCESS;
+}
+
+/* Sends the next packet of the entry at w->sent; false when nothing can
+ * go now.  *bytes: payload sent. */
+static bool send_one(struct eng *e, struct eng_dp_qp *dq,
+		     struct eng_wire_rc *w, uint64_t *bytes)
+{
+	struct eng_qp *qp = dq->qp;
+	struct eng_dev *d = qp->o.conn->dev;
+	struct eng_rc_went *x = ent(w, w->sent);
+	struct eng_pkt_hdrs h = { 0 };
+	struct eng_seg segs[ENG_SGE_MAX];
+	struct eng_wire_dst dst;
+	uint32_t paylen, nseg;
+	bool last, uc = qp->init.qp_type == IBV_QPT_UC;
+	int st;
+
+	if (x->status)
+		return false;	/* completes with its error at the head */
+	st = build(qp, w, x, w->cur_off, &h, &paylen, &last);
+	if (st == IBV_WC_SUCCESS)
+		st = pay_segs(qp, x, w->cur_off, paylen, segs, &nseg);
+	if (st != IBV_WC_SUCCESS) {
+		x->status = st;
+		return false;
+	}
+	h.bth.pkey = d->pkey;
+	h.bth.ackreq = !uc && (last || ++w->since_ackreq >=
+			       eng_lim.wire_rc_ackreq_pkts);
+	if (h.bth.ackreq)
+		w->since_ackreq = 0;
+	eng_wire_rc_dst(qp, &dst);
+	/* A packet the wire or the queue drops is lost like any other: the
+	 * transport timer brings it back (RC), the message is lost (UC). */
+	if (eng_wire_tx(e, d, &dst, &h, segs, nseg, paylen) < 0)
+		eng_stat_inc(wire_rc_tx_lost);
+	*bytes = paylen;
+	w->tx_psn = eng_psn_add(h.bth.psn, 1);
+	if (eng_wr_is_read(x->sw.w.opcode))
+		w->tx_psn = eng_psn_add(x->psn, x->npsn);
+	if (last) {
+		w->sent++;
+		w->cur_off = 0;
+	} else {
+		w->cur_off += paylen;
+	}
+	return true;
+}
+
+/* UC completes a WQE once its last packet left (no ACKs, IBA 9.8). */
+static void uc_retire(struct eng *e, struct eng_dp_qp *dq,
+		      struct eng_wire_rc *w)
+{
+	while (dq->wrc == w && w->n && w->sent) {
+		w->una = eng_psn_add(ent(w, 0)->psn, ent(w, 0)->npsn);
+		eng_wire_rc_complete_head(e, dq, IBV_WC_SUCCESS);
+	}
+}
+
+#define WQE_MIN_COST	256
+
+/* Sends what the window and the budget allow. */
+static bool send_window(struct eng *e, struct eng_dp_qp *dq,
+			struct eng_wire_rc *w, struct eng_dp_budget *b)
+{
+	bool rc = dq->qp->init.qp_type == IBV_QPT_RC, did = false;
+	uint64_t flight = eng_lim.wire_rc_flight_pkts;
+
+	while (w->sent < w->n && b->bytes) {
+		uint64_t bytes = 0;
+
+		/* Signed: a late ACK may have moved una past the cursor
+		 * of a go-back-N in progress. */
+		if (rc && eng_psn_diff(w->tx_psn, w->una) >= (int64_t)flight)
+			break;
+		if (!send_one(e, dq, w, &bytes))
+			break;
+		did = true;
+		bytes = bytes > WQE_MIN_COST ? bytes : WQE_MIN_COST;
+		b->bytes = b->bytes > bytes ? b->bytes - bytes : 0;
+		if (!rc)
+			uc_retire(e, dq, w);
+	}
+	if (did && rc && dq->timer_kind == ENG_DP_TIMER_NONE)
+		eng_wire_rc_arm(dq);
+	return did;
+}
+
+void eng_wire_rc_timers(struct eng *e, struct eng_dp_qp *dq)
+{
+	struct eng_wire_rc *w = dq->wrc;
+	struct eng_qp *qp = dq->qp;
+	struct eng_comp c = {
+		.qp_type = (uint8_t)qp->init.qp_type,
+		.rnr_retry = qp->attr.rnr_retry, .retry_cnt = qp->attr.retry_cnt,
+		.timeout = qp->attr.timeout, .rnr_tries = dq->rnr_tries,
+		.retry_tries = dq->retry_tries, .timer_kind = dq->timer_kind,
+	};
+	enum eng_comp_st st;
+
+	if (!w || !w->n) {
+		dq->timer_kind = ENG_DP_TIMER_NONE;
+		dq->timer_at = 0;
+		return;
+	}
+	if (dq->timer_kind == ENG_DP_TIMER_RETRY)
+		eng_stat_inc(wire_rc_timeouts);
+	st = eng_comp_run(&c, ENG_COMP_EV_TIMER, NULL);
+	dq->retry_tries = c.retry_tries;
+	dq->timer_kind = ENG_DP_TIMER_NONE;
+	dq->timer_at = 0;
+	if (st == ENG_COMP_ST_RESEND) {
+		eng_wire_rc_rewind(w, w->una);
+		return;
+	}
+	eng_wire_rc_complete_head(e, dq, c.status ? c.status :
+				  IBV_WC_GENERAL_ERR);
+}
+
+bool eng_wire_rc_req_run(struct eng *e, struct eng_dp_qp *dq,
+			 struct eng_dp_budget *b)
+{
+	struct eng_qp *qp = dq->qp;
+	struct eng_dev *d = qp->o.conn->dev;
+	struct eng_wire_rc *w;
+	bool did = false;
+
+	if (!d || qp->state != IBV_QPS_RTS)
+		return false;
+	w = eng_wire_rc_get(dq);
+	if (!w)
+		return false;
+	if (dq->timer_kind != ENG_DP_TIMER_NONE &&
+	    eng_dp_now_ns() >= dq->timer_at) {
+		eng_wire_rc_timers(e, dq);
+		did = true;
+		if (dq->wrc != w)
+			return true;	/* failed: QP in ERR */
+	}
+	if (dq->timer_kind == ENG_DP_TIMER_RNR)
+		return did;		/* backing off */
+	if (!w->req_init) {
+		/* sq_psn is set at RTS; the responder side may have made
+		 * the state at RTR already. */
+		w->req_init = true;
+		w->next_psn = w->tx_psn = w->una = qp->attr.sq_psn &
+						   ENG_PSN_MASK;
+	}
+	if (fill(e, dq, w) < 0) {
+		eng_dp_qp_fatal(e, qp);
+		return true;
+	}
+	/* A WQE whose local side failed completes once it is the oldest. */
+	while (dq->wrc == w && w->n && ent(w, 0)->status && w->sent == 0) {
+		eng_wire_rc_complete_head(e, dq, ent(w, 0)->status);
+		return true;
+	}
+	did |= send_window(e, dq, w, b);
+	return did;
+}
+

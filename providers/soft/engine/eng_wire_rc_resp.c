@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RC/UC responder on the wire (IBA 9.7.5, 9.8; as rxe_resp.c).  Every
+ * request packet is classified by PSN first (eng_resp_res.h): expected
+ * ones are checked for opcode sequence (9.8.3) and length (FIRST/MIDDLE
+ * exactly one MTU) and executed through the seam, eng_dp_resp_deliver(),
+ * as one eng_dp_msg chunk per packet (the WRITE's RETH and the SEND's
+ * receive WQE kept across packets); out-of-sequence ones get one PSN
+ * sequence error NAK per gap; duplicates are re-ACKed (SEND/WRITE),
+ * re-served from memory (READ, its rkey checked again) or answered with
+ * the saved original (atomics: never executed twice).  ACKs are
+ * coalesced: one on AckReq or every wire_rc_ack_pkts packets.  UC has no
+ * ACKs: a gap drops the message in progress and everything up to the
+ * next FIRST/ONLY.
+ */
+#include <arpa/inet.h>
+
+#include <infiniband/verbs.h>
+
+#include "providers/soft/engine/eng_dp.h"
+#include "providers/soft/engine/eng_dp_reply.h"
+#include "providers/soft/engine/eng_dp_rguard.h"
+#include "providers/soft/engine/eng_limits.h"
+#include "providers/soft/engine/eng_port.h"
+#include "providers/soft/engine/eng_resp_res.h"
+#include "providers/soft/engine/eng_stats.h"
+#include "providers/soft/engine/eng_wire_opcode.h"
+#include "providers/soft/engine/eng_wire_psn.h"
+#include "providers/soft/engine/eng_wire_rc.h"
+#include "providers/soft/engine/eng_wire_xport.h"
+#include "providers/soft/engine/eng_wr.h"
+
+static void hdr_init(const struct eng_dp_qp *dq, const struct eng_dev *d,
+		     uint8_t opcode, uint32_t psn, struct eng_pkt_hdrs *h)
+{
+	*h = (struct eng_pkt_hdrs){ 0 };
+	h->bth.opcode = opcode;
+	h->bth.pkey = d->pkey;
+	h->bth.dqpn = dq->qp->attr.dest_qp_num & ENG_QPN_MASK;
+	h->bth.psn = psn & ENG_PSN_MASK;
+}
+
+static void tx(struct eng *e, struct eng_dev *d, struct eng_dp_qp *dq,
+	       const struct eng_pkt_hdrs *h, const struct eng_seg *pay,
+	       uint32_t npay, uint32_t paylen)
+{
+	struct eng_wire_dst dst;
+
+	eng_wire_rc_dst(dq->qp, &dst);
+	if (eng_wire_tx(e, d, &dst, h, pay, npay, paylen) < 0)
+		eng_stat_inc(wire_rc_tx_lost);
+}
+
+static void send_aeth(struct eng *e, struct eng_dev *d, struct eng_dp_qp *dq,
+		      uint8_t syndrome, uint32_t psn)
+{
+	struct eng_pkt_hdrs h;
+
+	hdr_init(dq, d, ENG_OP_RC_ACK, psn, &h);
+	h.aeth = (struct eng_aeth){ .syndrome = syndrome,
+				    .msn = dq->msn & ENG_DP_MSN_MASK };
+	tx(e, d, dq, &h, NULL, 0, 0);
+	eng_stat_inc(wire_rc_acks_sent);
+	dq->wrc->unacked = 0;
+}
+
+/* READ response packets k0.. of npsn for bytes data[0, len) (the part
+ * from packet k0 on), first PSN psn. */
+static void send_read(struct eng *e, struct eng_dev *d, struct eng_dp_qp *dq,
+		      uint8_t *data, uint32_t len, uint32_t psn, uint32_t k0,
+		      uint32_t npsn)
+{
+	uint32_t mtu = dq->wrc->mtu, off = 0;
+
+	for (uint32_t k = k0; k < npsn; k++) {
+		uint32_t n = len - off > mtu ? mtu : len - off;
+		struct eng_seg seg = { .ptr = data + off, .len = n };
+		struct eng_pkt_hdrs h;
+
+		hdr_init(dq, d, eng_rc_read_resp_opcode(k, npsn),
+			 eng_psn_add(psn, k - k0), &h);
+		h.aeth = (struct eng_aeth){ .syndrome = eng_aeth_syn_ack(
+						    ENG_AETH_CREDITS_INVALID),
+					    .msn = dq->msn & ENG_DP_MSN_MASK };
+		tx(e, d, dq, &h, &seg, n ? 1 : 0, n);
+		off += n;
+	}
+	dq->wrc->unacked = 0;
+}
+
+static void send_atomic_ack(struct eng *e, struct eng_dev *d,
+			    struct eng_dp_qp *dq, uint32_t psn, uint64_t orig)
+{
+	struct eng_pkt_hdrs h;
+
+	hdr_init(dq, d, ENG_OP_RC_ATOMIC_ACK, psn, &h);
+	h.aeth = (struct eng_aeth){
+		.syndrome = eng_aeth_syn_ack(ENG_AETH_CREDITS_INVALID),
+		.msn = dq->msn & ENG_DP_MSN_MASK };
+	h.atmack_orig = orig;
+	tx(e, d, dq, &h, NULL, 0, 0);
+	dq->wrc->unacked = 0;
+}
+
+/* A duplicate request (IBA 9.7.5.1.1). */
+static void on_dup(struct eng *e, struct eng_dev *d, struct eng_dp_qp *dq,
+		   const struct eng_pkt *pkt)
+{
+	uint32_t psn = pkt->h.bth.psn, len;
+	const struct eng_resp_res_ent *r = eng_resp_res_find(&dq->res, psn);
+	uint8_t op = pkt->h.bth.opcode;
+	struct eng_dp_msg m = { 0 };
+	struct eng_seg seg = { 0 };
+	struct eng_mr *mr;
+	uint64_t va;
+
+	eng_stat_inc(wire_rc_dup_reqs);
+	if (op == ENG_OP_RC_READ_REQ) {
+		if (!r || r->kind != ENG_RESP_RES_READ ||
+		    eng_resp_res_read_from(r, psn, dq->wrc->mtu, &va, &len) < 0)
+			return;
+		if (len) {
+			m.rkey = r->rkey;
+			mr = eng_dp_rguard_mr(dq->qp, &m, va, len,
+					      IBV_ACCESS_REMOTE_READ);
+			if (!mr)
+				return;
+			eng_dp_mr_seg(mr, va, len, &seg);
+		}
+		send_read(e, d, dq, seg.ptr, len, psn,
+			  (uint32_t)eng_psn_diff(psn, r->first_psn), r->npsn);
+	} else if (op == ENG_OP_RC_CMP_SWAP || op == ENG_OP_RC_FETCH_ADD) {
+		if (r && r->kind == ENG_RESP_RES_ATOMIC)
+			send_atomic_ack(e, d, dq, psn, r->orig);
+	} else if (pkt->h.bth.ackreq) {
+		send_aeth(e, d, dq, eng_aeth_syn_ack(ENG_AETH_CREDITS_INVALID),
+			  eng_psn_sub(dq->rpsn.epsn, 1));
+	}
+}
+
+/* The packet as the seam's chunk; false when its lengths do not fit the
+ * message (a WRITE beyond its RETH, a READ beyond the port's maximum). */
+static bool to_msg(struct eng_wire_rc *w, const struct eng_pkt *pkt,
+		   struct eng_qp *peer, struct eng_seg *seg,
+		   struct eng_dp_msg *m)
+{
+	uint32_t mask = pkt->mask, wr = (uint32_t)eng_rc_wr_of(pkt->h.bth.opcode);
+	const struct eng_pkt_hdrs *h = &pkt->h;
+
+	*m = (struct eng_dp_msg){
+		.src = peer, .opcode = wr,
+		.send_flags = h->bth.se ? IBV_SEND_SOLICITED : 0,
+		.imm_data = (mask & ENG_HDR_IMMDT) ? htonl(h->imm) :
+			    (mask & ENG_HDR_IETH) ? h->ieth_rkey : 0,
+		.first = mask & ENG_OPF_START, .last = mask & ENG_OPF_END,
+	};
+	if (mask & ENG_OPF_START)
+		w->msg_off = 0;
+	if (eng_wr_is_atomic(wr)) {
+		bool cas = wr == IBV_WR_ATOMIC_CMP_AND_SWP;
+
+		m->len = m->chunk = ENG_DP_ATOMIC_BYTES;
+		m->remote_addr = h->atmeth.va;
+		m->rkey = h->atmeth.rkey;
+		m->compare_add = cas ? h->atmeth.compare : h->atmeth.swap_add;
+		m->swap = h->atmeth.swap_add;
+		return true;
+	}
+	if (eng_wr_is_read(wr)) {
+		m->len = m->chunk = h->reth.dmalen;
+		m->remote_addr = h->reth.va;
+		m->rkey = h->reth.rkey;
+		return h->reth.dmalen <= ENG_PORT_MAX_MSG_SZ;
+	}
+	*seg = (struct eng_seg){ .ptr = (uint8_t *)pkt->payload,
+				 .len = pkt->paylen };
+	m->segs = seg;
+	m->nsegs = pkt->paylen ? 1 : 0;
+	m->off = (uint32_t)w->msg_off;
+	m->chunk = pkt->paylen;
+	if (w->msg_off + pkt->paylen > ENG_PORT_MAX_MSG_SZ)
+		return false;
+	m->len = (uint32_t)(w->msg_off + pkt->paylen);
+	if (!eng_wr_is_write(wr))
+		return true;
+	if (mask & ENG_HDR_RETH)
+		w->wr = h->reth;
+	m->len = w->wr.dmalen;
+	m->remote_addr = w->wr.va;
+	m->rkey = w->wr.rkey;
+	if (w->msg_off + pkt->paylen > w->wr.dmalen)
+		return false;
+	return !m->last || w->msg_off + pkt->paylen == w->wr.dmalen;
+}
+
+/* Sends what the seam answered for the expected request at psn. */
+static void answer(struct eng *e, struct eng_dev *d, struct eng_dp_qp *dq,
+		   const struct eng_pkt *pkt, const struct eng_dp_msg *m,
+		   const struct eng_dp_reply *r)
+{
+	struct eng_wire_rc *w = dq->wrc;
+	uint32_t psn = pkt->h.bth.psn, npsn;
+
+	switch (r->kind) {
+	case ENG_DP_REPLY_ACK:
+		eng_psn_rx_advance(&dq->rpsn, 1);
+		if (pkt->h.bth.ackreq ||
+		    ++w->unacked >= eng_lim.wire_rc_ack_pkts)
+			send_aeth(e, d, dq, eng_aeth_syn_ack(
+					  ENG_AETH_CREDITS_INVALID), psn);
+		break;
+	case ENG_DP_REPLY_READ_RESP:
+		npsn = eng_rc_npsn(IBV_WR_RDMA_READ, m->len, w->mtu);
+		eng_resp_res_save_read(&dq->res, psn, npsn, m->rkey,
+				       m->remote_addr, m->len);
+		eng_psn_rx_advance(&dq->rpsn, npsn);
+		send_read(e, d, dq, (uint8_t *)r->data, r->len, psn, 0, npsn);
+		break;
+	case ENG_DP_REPLY_ATOMIC_ACK:
+		eng_resp_res_save_atomic(&dq->res, psn, r->atomic_orig);
+		eng_psn_rx_advance(&dq->rpsn, 1);
+		send_atomic_ack(e, d, dq, psn, r->atomic_orig);
+		break;
+	case ENG_DP_REPLY_RNR_NAK:
+		eng_stat_inc(wire_rc_rnr_naks_sent);
+		send_aeth(e, d, dq, eng_aeth_syn_rnr(r->code), psn);
+		return;		/* not accepted: the same PSN comes again */
+	case ENG_DP_REPLY_NAK:
+		eng_stat_inc(wire_rc_naks_sent);
+		send_aeth(e, d, dq, eng_aeth_syn_nak(r->code), psn);
+		return;
+	default:
+		return;		/* dropped: the requester's timer */
+	}
+	w->req_prev = pkt->h.bth.opcode;
+	w->msg_off += pkt->paylen;
+}
+
+/* Checks and executes the expected request pkt; false when refused. */
+static bool execute(struct eng *e, struct eng_dp_qp *dq,
+		    const struct eng_pkt *pkt, struct eng_dp_msg *m,
+		    struct eng_dp_reply *r)
+{
+	struct eng_wire_rc *w = dq->wrc;
+	struct eng_qp peer = { .qp_num = dq->qp->attr.dest_qp_num };
+	struct eng_seg seg;
+
+	if (!eng_wire_op_seq_ok(w->req_prev, pkt->h.bth.opcode) ||
+	    !eng_rc_req_len_ok(pkt->h.bth.opcode, pkt->paylen, w->mtu) ||
+	    !to_msg(w, pkt, &peer, &seg, m)) {
+		eng_stat_inc(wire_rc_bad_reqs);
+		*r = (struct eng_dp_reply){ .kind = ENG_DP_REPLY_NAK,
+					    .code = ENG_DP_NAK_INV_REQ };
+		return false;
+	}
+	/* peer stands for the remote QP: its number for the CQE, no
+	 * connection (the rguard charges nobody on this engine). */
+	eng_dp_resp_deliver(e, dq->qp, m, r);
+	return true;
+}
+
+static void uc_rx(struct eng *e, struct eng_dp_qp *dq,
+		  const struct eng_pkt *pkt)
+{
+	struct eng_wire_rc *w = dq->wrc;
+	uint32_t psn = pkt->h.bth.psn;
+	struct eng_dp_reply r;
+	struct eng_dp_msg m;
+
+	if (psn != dq->rpsn.epsn && w->req_prev != ENG_OP_NONE &&
+	    !(eng_wire_op(w->req_prev)->mask & ENG_OPF_END))
+		w->uc_drop = true;	/* IBA 9.8.3.1: the message is lost */
+	dq->rpsn.epsn = eng_psn_add(psn, 1);
+	if (w->uc_drop && !(pkt->mask & ENG_OPF_START)) {
+		eng_stat_inc(wire_uc_dropped);
+		return;
+	}
+	if (w->uc_drop)
+		w->req_prev = ENG_OP_NONE;
+	w->uc_drop = false;
+	if (!execute(e, dq, pkt, &m, &r) || r.kind != ENG_DP_REPLY_ACK) {
+		w->uc_drop = true;
+		w->req_prev = ENG_OP_NONE;
+		eng_stat_inc(wire_uc_dropped);
+		return;
+	}
+	w->req_prev = pkt->h.bth.opcode;
+	w->msg_off += pkt->paylen;
+}
+
+void eng_wire_rc_resp_rx(struct eng *e, struct eng_dev *d,
+			 struct eng_dp_qp *dq, const struct eng_pkt *pkt)
+{
+	struct eng_dp_reply r;
+	struct eng_dp_msg m;
+	bool nak;
+
+	if (!eng_wire_rc_get(dq))
+		return;
+	if (dq->qp->init.qp_type == IBV_QPT_UC) {
+		uc_rx(e, dq, pkt);
+		return;
+	}
+	switch (eng_psn_classify(&dq->rpsn, pkt->h.bth.psn, &nak)) {
+	case ENG_PSN_OUT_OF_SEQ:
+		eng_stat_inc(wire_rc_out_of_seq);
+		if (nak) {
+			eng_stat_inc(wire_rc_seq_naks_sent);
+			send_aeth(e, d, dq, eng_aeth_syn_nak(ENG_NAK_PSN_SEQ),
+				  dq->rpsn.epsn);
+		}
+		return;
+	case ENG_PSN_DUPLICATE:
+		on_dup(e, d, dq, pkt);
+		return;
+	default:
+		break;
+	}
+	if (!execute(e, dq, pkt, &m, &r)) {
+		/* IBA 9.9.3.1.2: an invalid request is NAK'd and the
+		 * responder's QP goes to ERR. */
+		send_aeth(e, d, dq, eng_aeth_syn_nak(ENG_NAK_INVALID_REQ),
+			  pkt->h.bth.psn);
+		eng_dp_qp_error(e, dq->qp);
+		return;
+	}
+	answer(e, d, dq, pkt, &m, &r);
+}
+
+void eng_wire_rc_rx(struct eng *e, struct eng_dev *d, struct eng_qp *qp,
+		    const struct eng_pkt *pkt, const struct eng_net_pkt *np)
+{
+	struct eng_dp_qp *dq = qp->dp;
+
+	(void)np;	/* classify checked its addresses */
+	if (!dq)
+		return;
+	if (pkt->mask & ENG_OPF_RESP) {
+		if (qp->init.qp_type == IBV_QPT_RC)
+			eng_wire_rc_comp_rx(e, dq, pkt);
+		return;
+	}
+	if (pkt->mask & ENG_OPF_REQ)
+		eng_wire_rc_resp_rx(e, d, dq, pkt);
+}
