@@ -34,7 +34,10 @@ CONDS=${BENCH_X_CONDS:-1500 9000 1500+loss3}
 PT_TIMEOUT=${BENCH_X_TIMEOUT:-20}
 PT_FAIL_FAST=1
 
+# nodes.sh starts with no nodes (NODES_N=0): the caller's count is kept.
+_x_n=${NODES_N:-0}
 . "$PV_ROOT/tests/lib/nodes.sh"
+NODES_N=$_x_n
 
 if [ -n "${BENCH_X_PODS:-}" ]; then
 	[ -n "${TOPO_TMP:-}" ] && [ -d "$TOPO_TMP" ] ||

@@ -21,7 +21,7 @@ PV_BUILD=$(cd "${1:-build}" && pwd)
 PV_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export PV_ROOT PV_BUILD
 [ "$(id -u)" = 0 ] || { echo "demo: needs root (namespaces)"; exit 1; }
-for c in ibv_rc_pingpong ibv_ud_pingpong ibv_devinfo tcpdump tshark; do
+for c in ibv_rc_pingpong ibv_ud_pingpong ibv_devinfo rping tcpdump tshark; do
 	command -v "$c" >/dev/null 2>&1 || { echo "demo: needs $c (sh mk/deps.sh)"; exit 1; }
 done
 
@@ -52,13 +52,18 @@ pod_tcp_transfer a1 b1 8 || must tcp-cross
 step "same node: ibv_rc_pingpong a1 <-> a2 (RC, data checked, node 1's engine)"
 pingpong same rc-same RC a2 a1 ibv_rc_pingpong -d rdma0 -g 0 -n 1000 -c
 
+step "same node: rping a1 <-> a2 (Debian's rdmacm-utils over our librdmacm: RDMA CM connect, 10 pings verified)"
+rping_step same a2 a1
+
 wire_capture start "$TMP/wire.pcap" 'udp port 4791'
 step "across the wire: ibv_rc_pingpong a1 <-> b1 (RC, data checked, each pod on its own node's engine)"
 pingpong cross rc-cross RC b1 a1 ibv_rc_pingpong -d rdma0 -g 0 -n 1000 -c
 step "across the wire: ibv_ud_pingpong a1 <-> b1 (UD)"
 pingpong cross ud-cross UD b1 a1 ibv_ud_pingpong -d rdma0 -g 0 -n 1000 -c
+step "across the wire: rping a1 -> b1 (RDMA CM between two engines)"
+rping_step cross b1 a1
 wire_capture stop
-step "what crossed the wire during the two cross-node ping-pongs"
+step "what crossed the wire during the cross-node steps"
 capture_summary "$TMP/wire.pcap"
 
 if [ "${DEMO_BENCH:-1}" = 1 ]; then

@@ -42,12 +42,19 @@ first_error() {
 pair() {
 	_p_tag=$1 _p_secs=$2 _p_srv=$3 _p_cli=$4
 	shift 4
-	in_node_pod "$_p_srv" timeout "$_p_secs" "$@" >"$TMP/$_p_tag.srv" 2>&1 &
+	# Not through in_node_pod: $! must be the server's timeout itself (a
+	# backgrounded function is a subshell), so that it can be stopped.
+	ip netns exec "$(topo_name "$_p_srv")" env LD_LIBRARY_PATH="$PV_LIB" \
+		PODVERBS_ENGINE="$(node_engine_sock "$(node_of "$_p_srv")")" \
+		timeout "$_p_secs" "$@" >"$TMP/$_p_tag.srv" 2>&1 &
 	_p_pid=$!
 	wait_until 10 tcp_port_listening "$_p_srv" "${PAIR_PORT:-18515}"
 	in_node_pod "$_p_cli" timeout "$_p_secs" "$@" "$(node_pod_ip "$_p_srv")" \
 		>"$TMP/$_p_tag.cli" 2>&1
 	_p_rc=$?
+	# A client that failed leaves its server waiting for it: stopped now
+	# rather than at its timeout.
+	[ "$_p_rc" = 0 ] || { sleep 1; stop_pid "$_p_pid"; }
 	wait "$_p_pid"
 	_p_src=$?
 	[ "$_p_rc" = 124 ] && echo "(client timed out after $_p_secs s)" >>"$TMP/$_p_tag.cli"
@@ -110,14 +117,15 @@ rping_step() {
 	_rs_kind=$1 _rs_srv=$2 _rs_cli=$3 _rs_ip=$(node_pod_ip "$2")
 	_rs_k=$(node_of "$_rs_srv") _rs_tag=rping-$1
 	_rs_l0=$(cm_listens "$_rs_k")
-	in_node_pod "$_rs_srv" timeout 20 rping -s -a "$_rs_ip" -C 10 -v \
-		>"$TMP/$_rs_tag.srv" 2>&1 &
+	ip netns exec "$(topo_name "$_rs_srv")" env LD_LIBRARY_PATH="$PV_LIB" \
+		PODVERBS_ENGINE="$(node_engine_sock "$_rs_k")" \
+		timeout 20 rping -s -a "$_rs_ip" -C 10 -v >"$TMP/$_rs_tag.srv" 2>&1 &
 	_rs_pid=$!
 	wait_until 10 listened_since "$_rs_k" "${_rs_l0:-0}"
 	in_node_pod "$_rs_cli" timeout 20 rping -c -a "$_rs_ip" -C 10 -v \
 		>"$TMP/$_rs_tag.cli" 2>&1
 	_rs_rc=$?
-	[ "$_rs_rc" = 0 ] || stop_pid "$_rs_pid"
+	[ "$_rs_rc" = 0 ] || { sleep 1; stop_pid "$_rs_pid"; }
 	wait "$_rs_pid"
 	_rs_src=$?
 	_rs_n=$(grep -c 'ping data: rdma-ping-' "$TMP/$_rs_tag.cli")
