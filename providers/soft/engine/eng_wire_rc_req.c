@@ -83,7 +83,9 @@ void eng_wire_rc_dst(const struct eng_qp *qp, struct eng_wire_dst *dst)
 	memset(dst, 0, sizeof(*dst));
 	memcpy(dst->dgid, ah->dgid, 16);
 	dst->tos = ah->traffic_class;
-	dst->ttl = ah->hop_limit;
+	/* ttl 0: the socket's default, as UD does.  Verbs applications set
+	 * hop_limit 1 for a GID on their own L2 segment (ibv_rc_pingpong);
+	 * pod networks route, and TTL 1 dies at the first hop. */
 }
 
 void eng_wire_rc_rewind(struct eng_wire_rc *w, uint32_t psn)
