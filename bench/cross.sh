@@ -18,7 +18,8 @@
 #   BENCH_X_PODS     "CLIENT SERVER": pod names (nodes.sh's), on two nodes
 # Knobs: BENCH_X_REPS (else BENCH_REPS, else 3), BENCH_SECS (3), BENCH_LAT_ITERS (5000),
 # BENCH_X_CONDS (default "1500 9000 1500+loss3"), BENCH_X_TIMEOUT (20: s a
-# perftest side may take; the first failed run ends its row's runs).
+# perftest side may take, doubled under loss; the first failed run ends its
+# row's runs), BENCH_X_LOSS_ITERS (1000: latency iterations under loss).
 #
 # Uses tests/lib/nodes.sh (and topo.sh) as a library: its node layout, the
 # pods' names and addresses, wire_impair; if those change, this changes.
@@ -33,6 +34,7 @@ LAT_SIZE=2
 CONDS=${BENCH_X_CONDS:-1500 9000 1500+loss3}
 PT_TIMEOUT=${BENCH_X_TIMEOUT:-20}
 PT_FAIL_FAST=1
+LAT_ITERS0=$LAT_ITERS PT_TIMEOUT0=$PT_TIMEOUT
 
 # nodes.sh starts with no nodes (NODES_N=0): the caller's count is kept.
 _x_n=${NODES_N:-0}
@@ -102,7 +104,13 @@ cond_run() {
 	_mtu=${1%%+*} _loss=
 	case $1 in *+loss*) _loss=${1##*+loss} ;; esac
 	link_mtu "$_mtu" || { printf '%-12s link MTU %s could not be set\n' "$1" "$_mtu"; return; }
+	LAT_ITERS=$LAT_ITERS0 PT_TIMEOUT=$PT_TIMEOUT0
 	if [ -n "$_loss" ]; then
+		# Every lost packet of a ping-pong waits for the transport
+		# timer (perftest's QP timeout 14: 4.096 us x 2^14 = 67 ms), so
+		# 5000 round trips at 3% loss take about 20 s: fewer of them,
+		# more time.
+		LAT_ITERS=${BENCH_X_LOSS_ITERS:-1000} PT_TIMEOUT=$((PT_TIMEOUT0 * 2))
 		wire_impair loss="$_loss"
 	elif [ -n "$(wire_impair_pid)" ]; then
 		wire_impair off
@@ -125,8 +133,15 @@ cond_run() {
 	for _f in "$TMP"/why.*; do
 		[ -e "$_f" ] && { echo "$1: ${_f##*/why.}"; sed 's/^/    /' "$_f"; }
 	done >>"$TMP/failures"
-	[ -n "$_loss" ] && echo "$1: wire $(wire_stats ab | cut -d' ' -f2-); $(wire_stats ba | cut -d' ' -f2-)" \
-		>>"$TMP/wire"
+	[ -n "$_loss" ] && echo "$1: $(wire_brief ab) $(wire_brief ba)" >>"$TMP/wire"
+}
+
+# wire_brief DIR: the impairer's frames forwarded and dropped one way.
+wire_brief() {
+	wire_stats "$1" | awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "=")
+		if (kv[1] == "rx" || kv[1] == "drop") v[kv[1]] = kv[2] } }
+		END { printf "%s: %d frames in, %d dropped (%.1f%%);", $2, v["rx"], v["drop"],
+			(v["rx"] ? 100 * v["drop"] / v["rx"] : 0) }'
 }
 
 # cpu_both TOOL: " nA% nB%" of the two engines over TOOL's runs.
@@ -137,15 +152,12 @@ cpu_both() {
 
 : >"$TMP/failures"
 : >"$TMP/wire"
-{
-	printf '%-12s %-16s %10s %-5s %10s %-5s %8s  %-10s %-9s%s\n' condition test RDMA "" TCP "" \
-		ratio target result " engine CPU (% of a core)"
-	for c in $CONDS; do
-		cond_run "$c"
-	done
-} >"$TMP/xtable"
 echo
-cat "$TMP/xtable"
+printf '%-12s %-16s %10s %-5s %10s %-5s %8s  %-10s %-9s%s\n' condition test RDMA "" TCP "" \
+	ratio target result " engine CPU (% of a core)"
+for c in $CONDS; do
+	cond_run "$c"
+done
 echo
 echo "condition: interface MTU on every hop (pods, bridges, uplinks, wire) [+lossN: pv-impair drops N% each way]"
 echo "targets across nodes: bandwidth >= 1x TCP's single stream, every latency median below TCP's"

@@ -13,6 +13,13 @@ must() { DEMO_FAILED="$DEMO_FAILED $1"; }
 show_node() {
 	echo "node $1: podverbsd pid $(node_engine_pid "$1") in netns $(topo_name "n$1"), log $(node_engine_log "$1")"
 	node_pvctl "$1" dev list
+	# The wire state of each device (its UDP 4791 sockets), from --json.
+	node_pvctl "$1" --json dev list | /usr/bin/python3 -c '
+import json, sys
+for d in json.load(sys.stdin):
+    print("wire: %s in %s: UDP 4791 socket IPv4 %s, IPv6 %s" % (d.get("name"),
+          str(d.get("netns", "")).rsplit("/", 1)[-1], d.get("wire_ipv4", "-"),
+          d.get("wire_ipv6", "-")))' 2>/dev/null
 	node_pvctl "$1" stats | awk '
 		/^net_(sockets_live|tx_pkts|rx_pkts|rx_unclaimed|tx_errors) / { w = w " " $1 "=" $2 }
 		END { print "wire (UDP 4791):" w }'
@@ -92,7 +99,15 @@ capture_summary() {
 	if [ "$_cs_n" -gt 0 ]; then
 		tshark -r "$1" -Y infiniband -T fields -e infiniband.bth.opcode 2>/dev/null |
 			sort | uniq -c | sort -rn | head -8 |
-			awk '{ printf "  %6d packets of BTH opcode %s\n", $1, $2 }'
+			awk '{ printf "  %6d packets of BTH opcode %3s %s\n", $1, $2, opname($2) }
+			# IBA Vol. 1 table 38: the transport in the top 3 bits.
+			function opname(o,   t, n, k) {
+				split("SEND_FIRST SEND_MIDDLE SEND_LAST SEND_LAST_IMM SEND_ONLY SEND_ONLY_IMM WRITE_FIRST WRITE_MIDDLE WRITE_LAST WRITE_LAST_IMM WRITE_ONLY WRITE_ONLY_IMM READ_REQUEST READ_RESPONSE_FIRST READ_RESPONSE_MIDDLE READ_RESPONSE_LAST READ_RESPONSE_ONLY ACK ATOMIC_ACK CMP_SWAP FETCH_ADD", n, " ")
+				t = int(o / 32); k = o % 32
+				if (o == 100) return "UD SEND_ONLY"
+				if (o == 101) return "UD SEND_ONLY_IMM"
+				return (t == 0 ? "RC " : t == 1 ? "UC " : "") ((k + 1) in n ? n[k + 1] : "")
+			}'
 		/usr/bin/python3 "$PV_ROOT/tests/lib/roce_check.py" --min 1 "$1" | tail -3
 	else
 		echo "  no RoCEv2 packet crossed the wire: this engine does not carry that traffic between nodes yet"
