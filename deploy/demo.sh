@@ -1,82 +1,88 @@
 #!/bin/sh
-# The main job: an engine, two pods (network namespaces joined by a veth
-# pair), each with its soft RDMA device, Debian's unmodified verbs tools in
-# each, and a verbs benchmark beside TCP between the same two namespaces.
+# SPDX-License-Identifier: MIT
+# The main job: two simulated nodes, each a network namespace with its own
+# podverbsd engine and two pods (a1, a2 on node 1; b1, b2 on node 2), a
+# "wire" namespace between the nodes, Debian's unmodified verbs and CM
+# tools in the pods, ping-pongs on one node and across the wire, a capture
+# of what crossed it, and the benchmark beside TCP (same-node rows, then
+# cross-node rows).
 # usage: demo.sh BUILD_DIR          (root; cleans up after itself)
-set -u
-BUILD=$(cd "${1:-build}" && pwd)
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+#
+# The nodes, pods, engines and wire capture are tests/lib/nodes.sh's (over
+# tests/lib/topo.sh): the demo uses that library as it is, so a change to
+# its functions (nodes_up, node_pod_add, in_node_pod, node_pvctl,
+# wire_capture) or to its layout (routed: pods 10.80.K.10.., nodes
+# 10.79.0.K) is a change to the demo; nodes.sh says so too.
+# DEMO_BENCH=0 leaves the benchmark out; BENCH_* go to bench/run.sh and
+# bench/cross.sh (the demo's cross rows default to one run each:
+# BENCH_X_REPS=1).
+
+PV_BUILD=$(cd "${1:-build}" && pwd)
+PV_ROOT=$(cd "$(dirname "$0")/.." && pwd)
+export PV_ROOT PV_BUILD
 [ "$(id -u)" = 0 ] || { echo "demo: needs root (namespaces)"; exit 1; }
-
-P=pvdemo-$$
-A=$P-a B=$P-b
-TMP=$(mktemp -d /tmp/pvdemo.XXXXXX)
-SOCK=$TMP/engine.sock
-ENGINE_PID=""
-
-cleanup() {
-	[ -n "$ENGINE_PID" ] && kill "$ENGINE_PID" 2>/dev/null && wait "$ENGINE_PID" 2>/dev/null
-	ip netns del "$A" 2>/dev/null
-	ip netns del "$B" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT INT TERM
-
-step() { printf '\n== %s\n' "$*"; }
-in_ns() { ns=$1; shift; ip netns exec "$ns" env LD_LIBRARY_PATH="$BUILD/lib" PODVERBS_ENGINE="$SOCK" "$@"; }
-
-step "two pods: $A (10.77.0.1) and $B (10.77.0.2), joined by a veth pair"
-ip netns add "$A" && ip netns add "$B" || exit 1
-ip link add "$P-va" netns "$A" type veth peer name "$P-vb" netns "$B"
-ip -n "$A" link set "$P-va" name eth0
-ip -n "$B" link set "$P-vb" name eth0
-ip -n "$A" addr add 10.77.0.1/24 dev eth0
-ip -n "$B" addr add 10.77.0.2/24 dev eth0
-for ns in "$A" "$B"; do ip -n "$ns" link set lo up; ip -n "$ns" link set eth0 up; done
-
-step "engine: $BUILD/bin/podverbsd --socket $SOCK"
-"$BUILD/bin/podverbsd" --socket "$SOCK" --foreground 2>"$TMP/engine.log" &
-ENGINE_PID=$!
-i=0
-until "$BUILD/bin/pvctl" --socket "$SOCK" stats >/dev/null 2>&1; do
-	i=$((i + 1)); [ $i -gt 50 ] && { echo "engine did not start"; cat "$TMP/engine.log"; exit 1; }
-	sleep 0.1
+for c in ibv_rc_pingpong ibv_ud_pingpong ibv_devinfo rping tcpdump tshark; do
+	command -v "$c" >/dev/null 2>&1 || { echo "demo: needs $c (sh mk/deps.sh)"; exit 1; }
 done
 
-step "a soft RDMA device per pod (what the CNI plugin does on ADD)"
-"$BUILD/bin/pvctl" --socket "$SOCK" dev add --netns "/var/run/netns/$A" --ifname eth0 --name rdma0 || exit 1
-"$BUILD/bin/pvctl" --socket "$SOCK" dev add --netns "/var/run/netns/$B" --ifname eth0 --name rdma0 || exit 1
-"$BUILD/bin/pvctl" --socket "$SOCK" dev list
+. "$PV_ROOT/tests/lib/nodes.sh"
+. "$PV_ROOT/deploy/demo/steps.sh"
 
-for ns in "$A" "$B"; do
-	step "inside $ns: ibv_devices and ibv_devinfo -v (Debian's binaries, our library)"
-	in_ns "$ns" ibv_devices
-	in_ns "$ns" ibv_devinfo -v | grep -E 'hca_id|vendor_id|state|link_layer|active_mtu|GID\['
+topo_init
+step "two simulated nodes (nodes.sh, routed): n1 pods 10.80.1.0/24, n2 pods 10.80.2.0/24, the link through a wire namespace"
+nodes_up 2 routed 1500
+for p in "1 a1" "1 a2" "2 b1" "2 b2"; do
+	node_pod_add $p
+done
+echo "pods: a1 $(node_pod_ip a1), a2 $(node_pod_ip a2) on node 1; b1 $(node_pod_ip b1), b2 $(node_pod_ip b2) on node 2"
+echo "(each pod: a netns whose eth0 is a veth to its node's bridge, and a soft RDMA device rdma0 from its node's engine, as the CNI plugin makes on ADD)"
+
+for k in 1 2; do
+	step "node $k: its engine and its devices"
+	show_node "$k"
 done
 
-step "a verbs ping-pong between the pods (ibv_rc_pingpong, RC, data checked)"
-in_ns "$B" timeout 30 ibv_rc_pingpong -d rdma0 -g 0 -n 1000 -c >"$TMP/pp-server.log" 2>&1 &
-srv=$!
-i=0
-until [ -n "$(ip netns exec "$B" ss -Hltn 'sport = :18515')" ]; do
-	i=$((i + 1)); [ $i -gt 50 ] && break
-	kill -0 "$srv" 2>/dev/null || break
-	sleep 0.1
-done
-if in_ns "$A" timeout 30 ibv_rc_pingpong -d rdma0 -g 0 -n 1000 -c 10.77.0.2 >"$TMP/pp-client.log" 2>&1; then
-	grep -E 'bytes in|iters in' "$TMP/pp-client.log"
-else
-	echo "ibv_rc_pingpong did not complete:"
-	tail -5 "$TMP/pp-client.log" "$TMP/pp-server.log"
+step "inside the pods: Debian's ibv_devices and ibv_devinfo -v, our library"
+show_pod a1
+show_pod b1
+
+step "the pod network across the wire: TCP from a1 to b1 (8 MiB, digests compared)"
+pod_tcp_transfer a1 b1 8 || must tcp-cross
+
+step "same node: ibv_rc_pingpong a1 <-> a2 (RC, data checked, node 1's engine)"
+pingpong same rc-same RC a2 a1 ibv_rc_pingpong -d rdma0 -g 0 -n 1000 -c
+
+step "same node: rping a1 <-> a2 (Debian's rdmacm-utils over our librdmacm: RDMA CM connect, 10 pings verified)"
+rping_step same a2 a1
+
+wire_capture start "$TMP/wire.pcap" 'udp port 4791'
+step "across the wire: ibv_rc_pingpong a1 <-> b1 (RC, data checked, each pod on its own node's engine)"
+pingpong cross rc-cross RC b1 a1 ibv_rc_pingpong -d rdma0 -g 0 -n 1000 -c
+step "across the wire: ibv_ud_pingpong a1 <-> b1 (UD)"
+pingpong cross ud-cross UD b1 a1 ibv_ud_pingpong -d rdma0 -g 0 -n 1000 -c
+step "across the wire: rping a1 -> b1 (RDMA CM between two engines)"
+rping_step cross b1 a1
+wire_capture stop
+step "what crossed the wire during the cross-node steps"
+capture_summary "$TMP/wire.pcap"
+
+if [ "${DEMO_BENCH:-1}" = 1 ]; then
+	step "benchmark: perftest vs TCP, same node (a1 -> a2) then across nodes (a1 -> b1) (bench/run.sh, bench/cross.sh; a few minutes)"
+	BENCH_NS_A=$(topo_name a1) BENCH_NS_B=$(topo_name a2) \
+		BENCH_IP_B=$(node_pod_ip a2) BENCH_DEV=rdma0 \
+		PODVERBS_ENGINE=$(node_engine_sock 1) \
+		BENCH_ENGINE_PID=$(node_engine_pid 1) \
+		BENCH_X_PODS="a1 b1" BENCH_X_REPS=${BENCH_X_REPS:-1} \
+		sh "$PV_ROOT/bench/run.sh" "$PV_BUILD" || must bench
 fi
-wait "$srv" 2>/dev/null
 
-step "benchmark: perftest vs TCP between the same pods (bench/run.sh; about 1.5 min)"
-BENCH_NS_A=$A BENCH_NS_B=$B BENCH_IP_B=10.77.0.2 BENCH_DEV=rdma0 \
-	PODVERBS_ENGINE=$SOCK BENCH_ENGINE_PID=$ENGINE_PID \
-	sh "$ROOT/bench/run.sh" "$BUILD"
-
-step "engine objects after the tools exited (expect none)"
-"$BUILD/bin/pvctl" --socket "$SOCK" obj list
+for k in 1 2; do
+	step "node $k: engine objects after the tools exited (expect none)"
+	node_pvctl "$k" obj list
+done
 echo
+if [ -n "$DEMO_FAILED" ]; then
+	echo "demo: FAILED:$DEMO_FAILED"
+	exit 1
+fi
 echo "demo: done"

@@ -37,6 +37,10 @@
 #
 # Everything is made with topo.sh's helpers, so topo_cleanup (on exit)
 # stops the engines, the impairer and tcpdump and deletes every namespace.
+#
+# Not only for tests: deploy/demo.sh (make demo) and bench/cross.sh (make
+# bench) build their two nodes with these functions and rely on the
+# routed layout's names and addresses; change them together.
 command -v topo_init >/dev/null 2>&1 || . "$PV_ROOT/tests/lib/topo.sh"
 
 PV_LIB=${PV_LIB:-$PV_BUILD/lib}

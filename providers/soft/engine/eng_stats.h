@@ -87,7 +87,7 @@
 	X(net_tx_errors)		\
 	X(net_tx_dropped)		\
 	X(net_tx_queue_full)		\
-	X(net_tx_no_socket) \
+	X(net_tx_no_socket)		\
 	X(cm_ids_created)		\
 	X(cm_ids_live)			\
 	X(cm_bad_requests)		\
@@ -99,7 +99,7 @@
 	X(cm_no_listener)		\
 	X(cm_backlog_full)		\
 	X(cm_disconnects)		\
-	X(cm_listens) \
+	X(cm_listens)		\
 	X(wire_tx_pkts)	\
 	X(wire_tx_errors)	\
 	X(wire_tx_rc_unclaimed)	\
