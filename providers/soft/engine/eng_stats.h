@@ -87,27 +87,27 @@
 	X(net_tx_errors)		\
 	X(net_tx_dropped)		\
 	X(net_tx_queue_full)		\
-	X(net_tx_no_socket)		\
-	X(wire_tx_pkts)			\
-	X(wire_tx_errors)		\
-	X(wire_tx_rc_unclaimed)		\
-	X(wire_rx_pkts)			\
-	X(wire_rx_parse_err)		\
-	X(wire_rx_not_our_ip)		\
-	X(wire_rx_icrc_err)		\
+	X(net_tx_no_socket)	\
+	X(wire_tx_pkts)	\
+	X(wire_tx_errors)	\
+	X(wire_tx_rc_unclaimed)	\
+	X(wire_rx_pkts)	\
+	X(wire_rx_parse_err)	\
+	X(wire_rx_not_our_ip)	\
+	X(wire_rx_icrc_err)	\
 	X(wire_rx_ipid_recovered)	\
-	X(wire_rx_src_local)		\
-	X(wire_rx_no_qp)		\
-	X(wire_rx_pkey)			\
-	X(wire_rx_qp_state)		\
-	X(wire_rx_bad_opcode)		\
-	X(wire_rx_src_mismatch)		\
-	X(wire_rx_qkey)			\
+	X(wire_rx_src_local)	\
+	X(wire_rx_no_qp)	\
+	X(wire_rx_pkey)	\
+	X(wire_rx_qp_state)	\
+	X(wire_rx_bad_opcode)	\
+	X(wire_rx_src_mismatch)	\
+	X(wire_rx_qkey)	\
 	X(wire_rx_qp1_unclaimed)	\
-	X(wire_rx_rc_unclaimed)		\
-	X(wire_ud_tx)			\
-	X(wire_ud_tx_lost)		\
-	X(wire_ud_rx)			\
+	X(wire_rx_rc_unclaimed)	\
+	X(wire_ud_tx)	\
+	X(wire_ud_tx_lost)	\
+	X(wire_ud_rx)	\
 	X(wire_ud_rx_dropped)
 
 enum eng_stat {
