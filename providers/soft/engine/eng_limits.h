@@ -105,12 +105,14 @@
 	  "and counted (the transport retransmits)")			\
 	X(wire_rc_window, 32, 1, 128,					\
 	  "wire: send WQEs an RC/UC QP keeps outstanding")		\
-	X(wire_rc_flight_pkts, 256, 1, 65536,				\
+	X(wire_rc_flight_pkts, 128, 1, 65536,				\
 	  "wire: RC packets in flight (sent, unacknowledged) per QP")	\
 	X(wire_rc_ackreq_pkts, 64, 1, 65536,				\
 	  "wire: RC requester asks for an ACK at least every N packets") \
 	X(wire_rc_ack_pkts, 64, 1, 65536,				\
 	  "wire: RC responder ACKs at least every N packets")		\
+	X(wire_rc_read_burst, 64, 1, 65536,				\
+	  "wire: RC READ response packets a QP sends per turn")		\
 	X(cm_resp_timeout, 20, 0, 31,					\
 	  "CM on the wire: our CM response time, 4.096 us * 2^n "	\
 	  "(the kernel's 20 = 4.3 s; tests shorten it)")		\

@@ -83,7 +83,9 @@ void eng_wire_rc_dst(const struct eng_qp *qp, struct eng_wire_dst *dst)
 	memset(dst, 0, sizeof(*dst));
 	memcpy(dst->dgid, ah->dgid, 16);
 	dst->tos = ah->traffic_class;
-	dst->ttl = ah->hop_limit;
+	/* ttl 0: the socket's default, as UD does.  Verbs applications set
+	 * hop_limit 1 for a GID on their own L2 segment (ibv_rc_pingpong);
+	 * pod networks route, and TTL 1 dies at the first hop. */
 }
 
 void eng_wire_rc_rewind(struct eng_wire_rc *w, uint32_t psn)
@@ -379,6 +381,7 @@ bool eng_wire_rc_req_run(struct eng *e, struct eng_dp_qp *dq,
 	w = eng_wire_rc_get(dq);
 	if (!w)
 		return false;
+	did = eng_wire_rc_resp_pump(e, dq);
 	if (dq->timer_kind != ENG_DP_TIMER_NONE &&
 	    eng_dp_now_ns() >= dq->timer_at) {
 		eng_wire_rc_timers(e, dq);
