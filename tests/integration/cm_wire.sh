@@ -5,7 +5,8 @@
 # unmodified rdmacm-utils over our libraries, so every REQ/REP/RTU/DREQ/
 # DREP (and SIDR_REQ/REP) is an IB CM MAD on QP1 crossing the wire as a
 # RoCEv2 UD packet: rping -v (data verified; RC on the wire), ucmatose
-# (several connections), udaddy (SIDR + UD), a connect nobody listens for
+# (several connections), udaddy (SIDR + UD), cmtime -c 50 (its figures),
+# a connect nobody listens for
 # (REJECTED 8, as the kernel), tshark's reading of the MADs, and no CM
 # state left on either engine afterwards.
 set -u
@@ -82,6 +83,29 @@ if cm_case udaddy 30 "udaddy" "udaddy -s $POD_B_IP"; then
 		case_ok "udaddy across nodes: SIDR_REQ/SIDR_REP, UD both ways"
 	else
 		case_fail udaddy "no completion lines"
+	fi
+fi
+
+# cmtime: 50 connections set up and torn down at once across the wire,
+# its figures printed; its server never exits by itself.
+if command -v cmtime >/dev/null; then
+	ct_l0=$(stat_of 2 cm_listens)
+	in_pod b timeout 60 cmtime -b "$POD_B_IP" -c 50 >"$TMP/cmtime.srv" 2>&1 &
+	CT_SRV=$!
+	wait_until 10 listened_since "$ct_l0"
+	in_pod a timeout 60 cmtime -s "$POD_B_IP" -c 50 >"$TMP/cmtime.cli" 2>&1
+	ct_rc=$?
+	ct_tool=$(pair_tool "$CT_SRV" cmtime)
+	[ -n "$ct_tool" ] && kill "$ct_tool"
+	stop_pid "$CT_SRV"
+	conn=$(awk '$1 == "connect" { print $NF }' "$TMP/cmtime.cli")
+	if [ "$ct_rc" = 0 ] && [ -n "$conn" ] &&
+	   ! grep -q REJECTED "$TMP/cmtime.cli"; then
+		grep -E '^(step|create id|resolve|create qp|connect|disconnect|destroy)' \
+			"$TMP/cmtime.cli" | sed 's/^/    /'
+		case_ok "cmtime across nodes: 50 connections, $conn us per connect"
+	else
+		case_fail cmtime "exit $ct_rc"
 	fi
 fi
 

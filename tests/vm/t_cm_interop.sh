@@ -6,6 +6,7 @@
 # rdma0), the server on either side, data verified (-v).  The kernel must
 # accept our REQ and we its REQ; the capture on the node shows the
 # exchange both ways (tshark: REQ, REP, RTU, DREQ, DREP from each side).
+# Then perftest's ib_write_bw -R (connected through the CM), both ways.
 PV_ROOT=${PV_ROOT:-$(cd "$(dirname "$0")/../.." && pwd -P)}
 PV_BUILD=${PV_BUILD:-$PV_ROOT/build}
 . "$PV_ROOT/tests/vm/lib/vm.sh"
@@ -67,6 +68,44 @@ else
 	echo "FAILED rping with the server in our pod: client rc $crc ($n pings), server rc $src"
 	cat "$TMP/pod-srv.client" "$TMP/pod-srv.server"
 fi
+# 3. perftest through the CM (-R), server on either side.  With -R the
+# server listens on an RDMA CM port: the client retries until it is up.
+BW="ib_write_bw -R -n 200 -s 4096"
+if command -v ib_write_bw >/dev/null; then
+	vm_start bws 90 "$BW -d rxe0"
+	ok=no
+	for i in $(seq 20); do
+		vm_in_pod pod timeout 60 $BW -d rdma0 "$VM_IP" \
+			>"$TMP/bw-vm.client" 2>&1 && { ok=yes; break; }
+		sleep 0.5
+	done
+	vm_wait "$bws" >"$TMP/bw-vm.server" 2>&1
+	src=$?
+	bw=$(awk '$1 == 4096 && $2 == 200 { print $4 }' "$TMP/bw-vm.client")
+	if [ $ok = yes ] && [ $src = 0 ] && [ -n "$bw" ]; then
+		echo "ok ib_write_bw -R: kernel server in the VM, our client: $bw MB/s"
+	else
+		bad=1
+		echo "FAILED ib_write_bw -R with the server in the VM (client $ok, server rc $src)"
+		cat "$TMP/bw-vm.client" "$TMP/bw-vm.server"
+	fi
+	l0=$(pvstat cm_listens)
+	vm_in_pod pod timeout 90 $BW -d rdma0 >"$TMP/bw-pod.server" 2>&1 &
+	sp=$!
+	wait_until 10 listened_since "$l0" || echo "our ib_write_bw server did not listen"
+	vm_run 60 "$BW -d rxe0 $POD_IP" >"$TMP/bw-pod.client" 2>&1
+	crc=$?
+	wait "$sp"
+	src=$?
+	bw=$(awk '$1 == 4096 && $2 == 200 { print $4 }' "$TMP/bw-pod.client")
+	if [ $crc = 0 ] && [ $src = 0 ] && [ -n "$bw" ]; then
+		echo "ok ib_write_bw -R: our server, kernel client in the VM: $bw MB/s"
+	else
+		bad=1
+		echo "FAILED ib_write_bw -R with the server in our pod (client rc $crc, server rc $src)"
+		cat "$TMP/bw-pod.client" "$TMP/bw-pod.server"
+	fi
+fi
 sleep 0.5
 vm_capture_stop
 "$PV_BUILD/bin/pvctl" --admin-socket "$ENGINE_ADMIN_SOCK" stats |
@@ -83,4 +122,4 @@ for who in "$POD_IP" "$VM_IP"; do
 	done
 done
 [ "$bad" = 0 ] || fail "rping between the kernel's RDMA CM and our pod"
-echo "PASS: rping kernel RDMA CM <-> our pod, server on either side, $N pings verified each way; REQ/REP/RTU/DREQ/DREP from both"
+echo "PASS: rping ($N pings verified) and ib_write_bw -R between the kernel RDMA CM and our pod, server on either side; REQ/REP/RTU/DREQ/DREP from both"

@@ -156,7 +156,7 @@ int eng_op_cm_disconnect(struct eng_req *r);
 /* id is going away: its peer (or pending requester) is told. */
 void eng_cm_conn_abort(struct eng *e, struct eng_cm_id *id);
 
-/* eng_cm_wire_svc.c: id's destination is on the wire (dst_dev_id 0):
+/* id's destination is on the wire (dst_dev_id 0):
  * its REQ goes out as a MAD; 0 or -errno. */
 int eng_cm_svc_wire_connect(struct eng *e, struct eng_cm_id *id,
 			    const struct eng_cmid_msg *m);

@@ -12,6 +12,7 @@
  * Private data is bounded by the kernel's limits (pv-soft-cm-abi.h) and
  * delivered zero-padded to them, as the kernel delivers it.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <string.h>
 
@@ -140,6 +141,39 @@ int eng_op_cm_connect(struct eng_req *r)
 	id->peer = child;
 	eng_cm_event(child, PV_CM_EV_CONNECT_REQUEST, 0, &m);
 	return 0;
+}
+
+/* Our end of id's connection, for the wire. */
+static void ep_of(const struct eng_cm_id *id, struct eng_cm_wire_ep *ep)
+{
+	memset(ep, 0, sizeof(*ep));
+	ep->dev_id = id->dev_id;
+	ep->ps = id->ps;
+	memcpy(ep->sgid, id->sgid, 16);
+	memcpy(ep->dgid, id->dgid, 16);
+	ep->sport = ntohs(id->src.port_be);
+	ep->dport = ntohs(id->dst.port_be);
+	ep->tos = id->tos;
+	ep->ack_timeout = id->ack_timeout;
+	ep->path_mtu = id->path_mtu;
+}
+
+int eng_cm_svc_wire_connect(struct eng *e, struct eng_cm_id *id,
+			    const struct eng_cmid_msg *m)
+{
+	struct eng_cm_wire_ep ep;
+	int ret;
+
+	ep_of(id, &ep);
+	ret = eng_cm_wire_connect(e, id, &ep, &m->p, m->pdata,
+				  m->p.pdata_len, &id->wire);
+	if (ret < 0) {
+		/* The table is full or the device went: the kernel would
+		 * fail rdma_connect; the id stays connectable. */
+		id->state = ENG_CMID_ROUTE;
+		eng_warn("cm wire: connect: %s", strerror(-ret));
+	}
+	return ret;
 }
 
 /* The passive side of a connection from another node: REP / SIDR_REP

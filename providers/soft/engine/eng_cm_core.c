@@ -11,7 +11,6 @@
 
 #include "providers/soft/proto/pv_ipc_ops.h"
 #include "providers/soft/engine/eng_cm.h"
-#include "providers/soft/engine/eng_cm_wire.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
 #include "providers/soft/engine/eng_reaper.h"
@@ -122,7 +121,6 @@ void eng_cm_id_free(struct eng *e, struct eng_cm_id *id)
 
 void eng_cm_fini(struct eng *e)
 {
-	eng_cm_wire_fini(e);
 	free(e->cm);
 	e->cm = NULL;
 }

@@ -98,6 +98,47 @@ static uint32_t waiting_of(const struct eng_cm_wtab *t, uint64_t peer)
 	return n;
 }
 
+/* What the passive id's CONNECT_REQUEST carries of a REQ (the kernel's
+ * cma_format_req_event: the requester's values as they came). */
+static void param_of_req(const struct eng_cm_msg *m, struct pv_cm_conn_param *p)
+{
+	const struct eng_cm_req *q = &m->u.req;
+
+	memset(p, 0, sizeof(*p));
+	if (m->hdr.attr_id == ENG_CM_ATTR_SIDR_REQ) {
+		p->pdata_len = PV_CM_SIDR_REQ_PDATA;
+		return;
+	}
+	p->qp_num = q->local_qpn;
+	p->psn = q->starting_psn;
+	p->responder_resources = q->responder_resources;
+	p->initiator_depth = q->initiator_depth;
+	p->flow_control = q->e2e_flow_control;
+	p->retry_count = q->retry_count;
+	p->rnr_retry_count = q->rnr_retry_count;
+	p->srq = q->srq;
+	p->pdata_len = PV_CM_REQ_PDATA;
+}
+
+/* No listener, or its backlog is full: the step's REQ_RCVD is answered
+ * with the REJ (or SIDR_REP) and freed. */
+static void turn_down(struct eng *e, struct eng_cm_wconn *w, bool sidr,
+		      int reason)
+{
+	struct eng_cm_event ev = { .type = ENG_CM_EV_REJECT,
+				   .reason = (uint16_t)reason };
+	struct eng_cm_act act;
+
+	if (sidr) {
+		w->prm.sidr_status = reason == ENG_CM_REJ_INVALID_SERVICE_ID ?
+				     ENG_CM_SIDR_UNSUPPORTED : ENG_CM_SIDR_REJECT;
+		ev.type = ENG_CM_EV_SIDR_REPLY;
+	}
+	eng_stat_inc(cm_wire_rx_refused);
+	if (eng_cm_step(w->sm, &ev, &act) == 0)
+		eng_cm_wire_apply(e, w, &act, NULL);
+}
+
 /* A new REQ / SIDR_REQ: checks, a slot, the step, then the listener. */
 static void new_req(struct eng *e, const struct rx_ctx *x,
 		    const struct eng_cm_msg *m)
@@ -108,7 +149,7 @@ static void new_req(struct eng *e, const struct rx_ctx *x,
 	size_t pdlen = sidr ? ENG_CM_SIDR_REQ_PDATA_SIZE : ENG_CM_REQ_PDATA_SIZE;
 	uint64_t sid = sidr ? m->u.sidr_req.service_id : m->u.req.service_id;
 	struct eng_cm_event ev = { .type = ENG_CM_EV_RX, .msg = m };
-	struct pv_cm_conn_param p = { 0 };
+	struct pv_cm_conn_param p;
 	struct eng_cm_wire_ep ep = { .dev_id = x->d->id, .tos = x->np->tos };
 	struct eng_cm_ip_hdr h;
 	struct eng_cm_wconn *w;
@@ -156,39 +197,11 @@ static void new_req(struct eng *e, const struct rx_ctx *x,
 		return;
 	}
 	w->sm->timewait_ms = eng_cm_timewait_ms(ENG_CM_WIRE_PACKET_LIFE);
-	if (!sidr) {
-		const struct eng_cm_req *q = &m->u.req;
-
-		p.qp_num = q->local_qpn;
-		p.psn = q->starting_psn;
-		p.responder_resources = q->responder_resources;
-		p.initiator_depth = q->initiator_depth;
-		p.flow_control = q->e2e_flow_control;
-		p.retry_count = q->retry_count;
-		p.rnr_retry_count = q->rnr_retry_count;
-		p.srq = q->srq;
-		p.pdata_len = PV_CM_REQ_PDATA;
-	} else {
-		p.pdata_len = PV_CM_SIDR_REQ_PDATA;
-	}
+	param_of_req(m, &p);
 	w->id = eng_cm_svc_wire_req(e, x->d, w, &ep, &p, pd + ENG_CM_IP_HDR_SIZE,
 				    p.pdata_len, &reason);
 	if (!w->id) {
-		/* No listener, or its backlog is full: the step's REQ_RCVD
-		 * is answered with the REJ (or SIDR_REP) and freed. */
-		if (sidr) {
-			w->prm.sidr_status = reason == ENG_CM_REJ_INVALID_SERVICE_ID ?
-					     ENG_CM_SIDR_UNSUPPORTED :
-					     ENG_CM_SIDR_REJECT;
-			ev.type = ENG_CM_EV_SIDR_REPLY;
-		} else {
-			ev.type = ENG_CM_EV_REJECT;
-			ev.reason = (uint16_t)reason;
-		}
-		ev.msg = NULL;
-		eng_stat_inc(cm_wire_rx_refused);
-		if (eng_cm_step(w->sm, &ev, &act) == 0)
-			eng_cm_wire_apply(e, w, &act, NULL);
+		turn_down(e, w, sidr, reason);
 		return;
 	}
 	eng_stat_inc(cm_wire_rx_req);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The service side of the CM on the wire (eng_cm_wire.h): what a wire
- * connection's news does to its RDMA CM id, the passive id a REQ makes
- * at a listener, and the service's calls for an id whose peer is on
- * another node (eng_cm_conn.c hands them here when id->wire is set or
- * the destination is on the wire).
+ * connection's news does to its RDMA CM id, and the passive id a REQ
+ * makes at a listener.  The service's own calls for an id whose peer is
+ * on another node are in eng_cm_conn.c (the call graph stays acyclic:
+ * conn -> wire -> wire_svc -> core).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -134,37 +134,4 @@ void eng_cm_svc_wire_gone(struct eng_cm_id *id)
 {
 	leave_req_rcvd(id);
 	id->wire = NULL;
-}
-
-/* Our end of id's connection, for the wire. */
-static void ep_of(const struct eng_cm_id *id, struct eng_cm_wire_ep *ep)
-{
-	memset(ep, 0, sizeof(*ep));
-	ep->dev_id = id->dev_id;
-	ep->ps = id->ps;
-	memcpy(ep->sgid, id->sgid, 16);
-	memcpy(ep->dgid, id->dgid, 16);
-	ep->sport = ntohs(id->src.port_be);
-	ep->dport = ntohs(id->dst.port_be);
-	ep->tos = id->tos;
-	ep->ack_timeout = id->ack_timeout;
-	ep->path_mtu = id->path_mtu;
-}
-
-int eng_cm_svc_wire_connect(struct eng *e, struct eng_cm_id *id,
-			    const struct eng_cmid_msg *m)
-{
-	struct eng_cm_wire_ep ep;
-	int ret;
-
-	ep_of(id, &ep);
-	ret = eng_cm_wire_connect(e, id, &ep, &m->p, m->pdata,
-				  m->p.pdata_len, &id->wire);
-	if (ret < 0) {
-		/* The table is full or the device went: the kernel would
-		 * fail rdma_connect; the id stays connectable. */
-		id->state = ENG_CMID_ROUTE;
-		eng_warn("cm wire: connect: %s", strerror(-ret));
-	}
-	return ret;
 }
