@@ -272,7 +272,8 @@ ALL_TARGETS += $(CM_MAD_VECTORS)
 HEADERS_CHECK += \
 	providers/soft/engine/eng_cm_build.h
 $(eval $(call unit_test,test_eng_cm_build,tests/unit/engine/test_eng_cm_build.c,$(ENG_CM_SM_OBJS) $(ENG_CM_OBJS),))
-HEADERS_CHECK += providers/soft/engine/eng_cm.h
+HEADERS_CHECK += providers/soft/engine/eng_cm.h providers/soft/engine/eng_cm_wire.h \
+	providers/soft/engine/eng_cm_wire_int.h
 $(eval $(call unit_test,test_eng_cm,tests/unit/engine/test_eng_cm.c,$(ENG_DEPS),$(NETNS_LIBS)))
 # RC/UC on the wire: the packet rules (pure).
 $(eval $(call unit_test,test_eng_wire_rc,tests/unit/engine/test_eng_wire_rc.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_wire_rc_pkt.o eng_port.o) $(ENG_WIRE_OBJS),))
