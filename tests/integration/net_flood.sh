@@ -28,14 +28,18 @@ wait "$FLOOD"
 echo "flooder (pod a -> $POD_B_IP:4791): $(cat "$TMP/flood")"
 sleep 1
 for k in net_rx_pkts net_rx_batches net_rx_runts net_rx_oversized \
-	net_rx_unclaimed net_rx_overflows net_rx_budget_hits net_rx_errors; do
+	net_rx_unclaimed net_rx_overflows net_rx_budget_hits net_rx_errors \
+	wire_rx_pkts wire_rx_parse_err; do
 	echo "$k $(stat_of $k)"
 done
 rx1=$(stat_of net_rx_pkts)
 [ "$rx1" -gt "$rx0" ] || fail "net_rx_pkts did not move ($rx0 -> $rx1)"
 [ "$(stat_of net_rx_runts)" -gt 0 ] || fail "no runt counted"
 [ "$(stat_of net_rx_oversized)" -gt 0 ] || fail "no oversized datagram counted"
-[ "$(stat_of net_rx_unclaimed)" -gt 0 ] || fail "no packet reached eng_net_rx"
+# What passes net reaches classify (eng_recv.c), which drops garbage as
+# unparsable.
+[ "$(stat_of wire_rx_pkts)" -gt 0 ] || fail "no packet reached eng_net_rx (classify)"
+[ "$(stat_of wire_rx_parse_err)" -gt 0 ] || fail "classify counted no garbage (wire_rx_parse_err)"
 [ "$(stat_of net_rx_budget_hits)" -gt 0 ] ||
 	echo "note: the flood never filled a turn's budget (net_rx_budget)"
 pid_alive "$ENGINE_PID" || fail "engine died under the flood"
