@@ -8,6 +8,8 @@
 # ucp_put_lat, ucp_put_bw, tag_lat, tag_bw (UCP level, UCX_TLS) over
 # rc_verbs and ud_verbs, each beside the same test over UCX's tcp.  ud_verbs
 # needs UD receives whose wc.sl says IPv4 (engine: eng_dp_grh_wc_sl).
+# Then tag_lat again with each pod seeing its own sysfs (pvctl sysfs,
+# tests/lib/pod_sysfs.sh), UCX reading the GIDs' RoCE version from it.
 # Prints a table of the figures UCX reports.
 . "$PV_ROOT/tests/lib/pods.sh"
 need_cmd ucx_info ucx_perftest
@@ -49,7 +51,9 @@ dp_bytes() {
 # must move bytes through the engine.
 ucx_pair() {
 	_up_before=$(dp_bytes)
-	in_pod b timeout 60 ucx_perftest -p "$PAIR_PORT" >"$TMP/$1.srv" 2>&1 &
+	# shellcheck disable=SC2086
+	in_pod b ${WRAP_B:-} timeout 60 ucx_perftest -p "$PAIR_PORT" \
+		>"$TMP/$1.srv" 2>&1 &
 	_up_spid=$!
 	if ! wait_until 10 listening_or_gone "$_up_spid" b "$PAIR_PORT" ||
 	   ! tcp_listening b "$PAIR_PORT"; then
@@ -58,7 +62,8 @@ ucx_pair() {
 		return 1
 	fi
 	# shellcheck disable=SC2086
-	in_pod a timeout 60 ucx_perftest -p "$PAIR_PORT" $2 "$POD_B_IP" \
+	in_pod a ${WRAP_A:-} timeout 60 ucx_perftest -p "$PAIR_PORT" $2 \
+		"$POD_B_IP" \
 		>"$TMP/$1.cli" 2>&1
 	_up_crc=$?
 	wait "$_up_spid"
@@ -83,7 +88,7 @@ ucx_pair() {
 # auxiliary transport).  UD and tcp have no UCT put: their puts are UCP's.
 ucx_case() {
 	_uc_tl=$1 _uc_dev=$2 _uc_t=$3
-	_uc_name=ucx-$_uc_tl-$_uc_t
+	_uc_name=ucx-$_uc_tl-$_uc_t${CASE_SFX:-}
 	case $_uc_t in
 	tag_*|ucp_*)
 		_uc_tls=$_uc_tl
@@ -121,6 +126,38 @@ for t in am_lat put_lat put_bw ucp_put_lat ucp_put_bw tag_lat tag_bw; do
 		ucx_case "$tl" "$dev" "$t"
 	done
 done
+
+# The pods' own sysfs (pvctl sysfs, mounted at /sys/class/infiniband in a
+# private mount namespace, as the device plugin's mount does for a
+# container): UCX then reads the RoCE version of each GID from it instead
+# of assuming RoCE v1, and runs as before.  Both sides see a tree (UCX
+# refuses peers of another RoCE version).
+pvctl sysfs --netns "$(topo_path a)" --out "$TMP/sys-a" >/dev/null ||
+	fail "pvctl sysfs a"
+pvctl sysfs --netns "$(topo_path b)" --out "$TMP/sys-b" >/dev/null ||
+	fail "pvctl sysfs b"
+[ "$(cat "$TMP/sys-a/$POD_DEV/ports/1/gid_attrs/types/0")" = "RoCE v2" ] ||
+	fail "pvctl sysfs: no RoCE v2 type for GID 0"
+[ -d "$TMP/sys-a/$POD_DEV/device/net/eth0" ] || fail "pvctl sysfs: no device/net/eth0"
+WRAP_A="unshare -m sh $PV_ROOT/tests/lib/pod_sysfs.sh $TMP/sys-a"
+WRAP_B="unshare -m sh $PV_ROOT/tests/lib/pod_sysfs.sh $TMP/sys-b"
+CASE_SFX=-sysfs
+if command -v strace >/dev/null 2>&1; then
+	# shellcheck disable=SC2086
+	in_pod a $WRAP_A strace -f -e trace=openat ucx_info -d \
+		>"$TMP/sysfs.strace" 2>&1
+	grep -q 'infiniband/rdma0/ports/1/gid_attrs/types/0", O_RDONLY) = [0-9]' \
+		"$TMP/sysfs.strace" || {
+		grep infiniband "$TMP/sysfs.strace" | head
+		fail "UCX did not read our gid_attrs/types/0"
+	}
+	echo "ok   UCX reads the pod's sysfs (gid_attrs/types/0: RoCE v2)"
+fi
+for tl in rc_verbs ud_verbs; do
+	ucx_case "$tl" "$POD_DEV:1" tag_lat
+	sed -i '$ s/^tag_lat    /tag_lat+sys/' "$ROWS"
+done
+WRAP_A="" WRAP_B="" CASE_SFX=""
 
 echo
 echo "ucx_perftest, $ITERS iterations, 8-byte messages, same node (lat: us, bw: MB/s)"
