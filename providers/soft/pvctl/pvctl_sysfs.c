@@ -8,6 +8,7 @@
  * from ports/1/gid_attrs/types/N (no file: it assumes RoCE v1) and the
  * interface from gid_attrs/ndevs/N; tools check device/net/<ifname>.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -82,11 +83,43 @@ static void gid_str(const uint8_t g[16], char out[40])
 			 i < 7 ? ":" : "");
 }
 
+/* Removes <dev>/<rel>/N for every N >= from: a tree written again after
+ * the GID table shrank must not keep entries the device no longer has. */
+static int prune(const char *dev, const char *rel, uint32_t from)
+{
+	char dir[PV_PATH_MAX + 256];
+	struct dirent *e;
+	DIR *dp;
+
+	if (snprintf(dir, sizeof(dir), "%s/%s", dev, rel) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	dp = opendir(dir);
+	if (!dp)
+		return -errno;
+	while ((e = readdir(dp))) {
+		char *end;
+		unsigned long n = strtoul(e->d_name, &end, 10);
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || *end ||
+		    n < from)
+			continue;
+		if (unlinkat(dirfd(dp), e->d_name, 0) < 0 && errno != ENOENT) {
+			int ret = -errno;
+
+			closedir(dp);
+			return ret;
+		}
+	}
+	closedir(dp);
+	return 0;
+}
+
 int pvctl_sysfs_write(const char *root, const struct pv_ipc_adm_dev *d)
 {
 	char name[PV_NAME_MAX + 1], ifn[PV_IFNAME_MAX + 1], rel[160];
 	char dev[PV_PATH_MAX + 256], sub[PV_PATH_MAX + 256], g[40];
 	const uint8_t *u = (const uint8_t *)&d->info.node_guid;
+	uint32_t n;
 	int ret;
 
 	snprintf(name, sizeof(name), "%.*s", (int)sizeof(d->info.name),
@@ -134,6 +167,11 @@ int pvctl_sysfs_write(const char *root, const struct pv_ipc_adm_dev *d)
 		if ((ret = put(dev, rel, "%s\n", ifn)) < 0)
 			return ret;
 	}
+	n = d->gid_count < PV_GID_TABLE_MAX ? d->gid_count : PV_GID_TABLE_MAX;
+	if ((ret = prune(dev, "ports/1/gids", n)) < 0 ||
+	    (ret = prune(dev, "ports/1/gid_attrs/types", n)) < 0 ||
+	    (ret = prune(dev, "ports/1/gid_attrs/ndevs", n)) < 0)
+		return ret;
 	return 0;
 }
 

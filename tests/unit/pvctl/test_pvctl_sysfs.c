@@ -92,10 +92,22 @@ static void test_pvctl_sysfs__kernel_formats(void **state)
 	assert_true(S_ISDIR(st.st_mode));
 	snprintf(path, sizeof(path), "%s/rdma0/ports/1/gids/2", root);
 	assert_int_equal(stat(path, &st), -1);	/* only the table's entries */
-	/* Again over the same tree, with a port gone down: rewritten. */
+	/* Again over the same tree, with a port gone down and a GID gone:
+	 * rewritten, and the old entry 1 removed. */
 	d.info.port_state = 1;
+	d.gid_count = 1;
 	assert_int_equal(pvctl_sysfs_write(root, &d), 0);
 	expect_file("rdma0/ports/1/state", "1: DOWN\n");
+	expect_file("rdma0/ports/1/gids/0",
+		    "0000:0000:0000:0000:0000:ffff:0a4e:0001\n");
+	const char *gone[] = { "gids/1", "gid_attrs/types/1",
+			       "gid_attrs/ndevs/1" };
+
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/rdma0/ports/1/%s", root,
+			 gone[i]);
+		assert_int_equal(stat(path, &st), -1);
+	}
 }
 
 static void test_pvctl_sysfs__names_stay_inside(void **state)
