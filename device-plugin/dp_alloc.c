@@ -3,6 +3,7 @@
  * Allocate responses and CDI specs.
  */
 #include "device-plugin/dp_alloc.h"
+#include "common/pv_devnode.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -85,10 +86,22 @@ static int alloc_soft(const struct dp_config *cfg, struct dp_arena *a,
 	char host[DP_PATH_MAX];
 	char *env;
 
+	V1beta1__DeviceSpec *d = dp_arena_alloc(a, sizeof(*d));
+
 	r->mounts = dp_arena_alloc(a, sizeof(*r->mounts));
 	r->envs = dp_arena_alloc(a, sizeof(*r->envs));
-	if (!m || !r->mounts || !r->envs)
+	r->devices = dp_arena_alloc(a, sizeof(*r->devices));
+	if (!m || !d || !r->mounts || !r->envs || !r->devices)
 		return -ENOMEM;
+	/* The node a soft device names as dev_name (UCX keeps a verbs device
+	 * only if it can open /dev/infiniband/<dev_name> read-write): the
+	 * host's /dev/null under that name, reaching no RDMA kernel code
+	 * (common/pv_devnode.h, docs/SECURITY.md). */
+	v1beta1__device_spec__init(d);
+	d->container_path = dp_arena_strdup(a, PV_DEVNODE_PATH);
+	d->host_path = dp_arena_strdup(a, "/dev/null");
+	d->permissions = dp_arena_strdup(a, "rw");
+	r->devices[r->n_devices++] = d;
 	v1beta1__mount__init(m);
 	engine_host_dir(cfg, host, sizeof(host));
 	m->host_path = dp_arena_strdup(a, host);

@@ -38,9 +38,14 @@ static struct pv_device *device_new(const struct pv_provider *prov,
 	dev->ibv.transport_type = d->transport_type;
 	snprintf(dev->ibv.name, sizeof(dev->ibv.name), "%s", d->name);
 	/* No kernel uverbs node backs a provider device: the names and paths
-	 * are synthetic, so sysfs reads under them fail like missing files. */
-	snprintf(dev->ibv.dev_name, sizeof(dev->ibv.dev_name), "uverbs%u",
-		 d->dev_id);
+	 * are synthetic, so sysfs reads under them fail like missing files;
+	 * a provider may name a stand-in node (soft: common/pv_devnode.h). */
+	if (d->dev_name[0])
+		snprintf(dev->ibv.dev_name, sizeof(dev->ibv.dev_name), "%s",
+			 d->dev_name);
+	else
+		snprintf(dev->ibv.dev_name, sizeof(dev->ibv.dev_name),
+			 "uverbs%u", d->dev_id);
 	snprintf(dev->ibv.dev_path, sizeof(dev->ibv.dev_path),
 		 "/sys/class/infiniband_verbs/uverbs%u", d->dev_id);
 	snprintf(dev->ibv.ibdev_path, sizeof(dev->ibv.ibdev_path),

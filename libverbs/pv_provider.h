@@ -39,6 +39,9 @@ struct pv_dev_desc {
 	uint32_t dev_id;		/* provider's id, passed back on open */
 	int node_type;			/* enum ibv_node_type */
 	int transport_type;		/* enum ibv_transport_type */
+	/* ibv_device.dev_name, the node /dev/infiniband/<dev_name> that UCX
+	 * requires; "" keeps the synthetic "uverbs<dev_id>". */
+	char dev_name[IBV_SYSFS_NAME_MAX];
 };
 
 struct pv_provider;

@@ -241,6 +241,17 @@ void eng_dp_grh_build(uint8_t out[ENG_DP_GRH_BYTES], const uint8_t sgid[16],
 		      const uint8_t dgid[16], uint32_t payload_len,
 		      uint8_t traffic_class, uint32_t flow_label,
 		      uint8_t hop_limit);
+/* wc.sl of a UD receive on RoCEv2: the received packet's type, as
+ * Mellanox RoCE NICs report it (rdma-core mlx5 takes wc.sl from the CQE,
+ * whose field holds bit 3 "has a UDP header" and bits 2:0 the L3 header:
+ * 1 IPv6, 2 IPv4).  UCX 1.13 (src/uct/ib/ud/base/ud_iface.h) reads
+ * (wc.sl & 7) == 2 as "IPv4 header at byte 20 of the GRH area", anything
+ * else as IPv6, and drops the packet when the GID it then finds is not
+ * its own: always 0 made it read an IPv4 header as IPv6. */
+#define ENG_DP_WC_SL_ROCE_UDP	0x8
+#define ENG_DP_WC_SL_IPV6	0x1
+#define ENG_DP_WC_SL_IPV4	0x2
+uint8_t eng_dp_grh_wc_sl(const uint8_t sgid[16], const uint8_t dgid[16]);
 
 /* ---- eng_dp_timer.c (pure) ---- */
 /* IBA 9.7.5.2.8 table: nanoseconds of an encoded min_rnr_timer. */

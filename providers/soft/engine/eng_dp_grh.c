@@ -37,6 +37,14 @@ static uint16_t ip_csum(const uint8_t *h)
 	return (uint16_t)~sum;
 }
 
+uint8_t eng_dp_grh_wc_sl(const uint8_t sgid[16], const uint8_t dgid[16])
+{
+	/* The same test eng_dp_grh_build() uses to pick the header. */
+	if (gid_is_v4mapped(sgid) && gid_is_v4mapped(dgid))
+		return ENG_DP_WC_SL_ROCE_UDP | ENG_DP_WC_SL_IPV4;
+	return ENG_DP_WC_SL_ROCE_UDP | ENG_DP_WC_SL_IPV6;
+}
+
 void eng_dp_grh_build(uint8_t out[ENG_DP_GRH_BYTES], const uint8_t sgid[16],
 		      const uint8_t dgid[16], uint32_t payload_len,
 		      uint8_t traffic_class, uint32_t flow_label,

@@ -229,6 +229,7 @@ static int resp_send(struct eng *e, struct eng_qp *dst,
 		ssegs[nsrc++] = (struct eng_seg){ .ptr = grh,
 						  .len = ENG_DP_GRH_BYTES };
 		cqe.wc_flags |= IBV_WC_GRH;
+		cqe.sl = eng_dp_grh_wc_sl(m->sgid, m->dgid);
 	}
 	memcpy(&ssegs[nsrc], m->segs, m->nsegs * sizeof(*m->segs));
 	nsrc += m->nsegs;

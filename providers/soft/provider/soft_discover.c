@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/pv_devnode.h"
 #include "providers/soft/provider/soft_provider.h"
 
 static int fetch_list(struct soft_conn *c, struct pv_ipc_dev_list *list,
@@ -68,6 +69,10 @@ int soft_discover(struct pv_dev_desc **ret_descs, char *why, size_t why_len)
 		descs[i].dev_id = d->dev_id;
 		descs[i].node_type = IBV_NODE_CA;
 		descs[i].transport_type = IBV_TRANSPORT_IB;
+		/* The same harmless node for every soft device: see
+		 * common/pv_devnode.h for why one name. */
+		snprintf(descs[i].dev_name, sizeof(descs[i].dev_name), "%s",
+			 PV_DEVNODE_NAME);
 	}
 	ret = (int)list->count;
 	*ret_descs = descs;

@@ -78,6 +78,10 @@ int64_t pvctl_dev_resolve(const struct pv_ipc_adm_dev_list *l,
 int pvctl_dev_add(struct pvctl *c, int argc, char **argv);
 int pvctl_dev_del(struct pvctl *c, int argc, char **argv);
 int pvctl_dev_list(struct pvctl *c, int argc, char **argv);
+/* pvctl_sysfs.c: `sysfs --netns PATH --out DIR`, and the writer of one
+ * device's tree <root>/<name>/ (0 or -errno). */
+int pvctl_sysfs(struct pvctl *c, int argc, char **argv);
+int pvctl_sysfs_write(const char *root, const struct pv_ipc_adm_dev *d);
 
 /* pvctl_obj.c */
 int pvctl_obj_list(struct pvctl *c, int argc, char **argv);

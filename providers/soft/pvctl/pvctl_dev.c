@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/pv_devnode.h"
 #include "providers/soft/proto/pv_gid_claim.h"
 #include "providers/soft/pvctl/pvctl.h"
 
@@ -110,6 +111,26 @@ static int dev_add_fail(struct pvctl *c, int err,
 	return pvctl_fail_common(c, err);
 }
 
+/*
+ * The node every soft device names as dev_name (common/pv_devnode.h),
+ * for pods that share this host's /dev (plain namespaces).  One node for
+ * all devices, so dev del leaves it.  Not fatal: the device works without
+ * it, only UCX ignores it.  $PODVERBS_DEV_DIR moves it (tests).
+ */
+static void dev_node_ensure(void)
+{
+	const char *dir = getenv("PODVERBS_DEV_DIR");
+	int ret;
+
+	if (!dir || !*dir)
+		dir = PV_DEVNODE_DIR;
+	ret = pv_devnode_ensure(dir);
+	if (ret < 0)
+		fprintf(stderr,
+			"pvctl: dev add: warning: %s/%s: %s (UCX will not use the device)\n",
+			dir, PV_DEVNODE_NAME, strerror(-ret));
+}
+
 int pvctl_dev_add(struct pvctl *c, int argc, char **argv)
 {
 	struct pv_adm_dev_add_msg msg = { 0 };
@@ -134,6 +155,7 @@ int pvctl_dev_add(struct pvctl *c, int argc, char **argv)
 		free(buf);
 		return pvctl_fail_common(c, -EPROTO);
 	}
+	dev_node_ensure();
 	if (!c->json) {
 		printf("added %.*s (id %u) on %.*s in %s, port %s\n",
 		       (int)sizeof(info->name), info->name, info->dev_id,

@@ -32,6 +32,10 @@ static const struct pvctl_cmd cmds[] = {
 	  "verbs objects of all devices or of DEV" },
 	{ "stats", NULL, pvctl_stats, PVCTL_SOCK_ADMIN, "",
 	  "engine counters" },
+	{ "sysfs", NULL, pvctl_sysfs, PVCTL_SOCK_ADMIN,
+	  "--netns PATH --out DIR",
+	  "write DIR/<dev>/ like /sys/class/infiniband/<dev>\n"
+	  "for the devices of namespace PATH only" },
 };
 
 #define HELP_COL 23	/* where help text starts */

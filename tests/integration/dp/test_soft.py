@@ -70,7 +70,14 @@ def test_soft():
             check(m.read_only, "mount read-only")
             check(dict(c.envs) == {"PODVERBS_ENGINE": "/run/podverbs/engine.sock"},
                   "envs %s" % dict(c.envs))
-            check(len(c.devices) == 0 and len(c.cdi_devices) == 0, "no devices")
+            # The node UCX needs, /dev/null under the soft dev_name.
+            check(len(c.devices) == 1 and len(c.cdi_devices) == 0,
+                  "one device, no CDI: %s" % c)
+            d = c.devices[0]
+            check(d.container_path == "/dev/infiniband/podverbs",
+                  "device ctr %r" % d.container_path)
+            check(d.host_path == "/dev/null", "device host %r" % d.host_path)
+            check(d.permissions == "rw", "device perms %r" % d.permissions)
             check(len(c.annotations) == 0, "no annotations")
 
         # Unknown ID: a clear error, the daemon goes on.

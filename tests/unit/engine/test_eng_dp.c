@@ -245,6 +245,53 @@ static void test_eng_dp_grh__ipv6_header(void **state)
 	assert_memory_equal(g + 24, b, 16);
 }
 
+/* The destination GID UCX's UD transport finds in a receive (its own GID
+ * or the packet is dropped), the way UCX reads it: 1.13 (Debian's; src/uct/
+ * ib/ud/base/ud_iface.h uct_ud_iface_check_grh + uct_ud_grh_get_dgid) takes
+ * the header type from wc.sl & 7 (2: IPv4); later ones from byte 0 of the
+ * buffer (0x6?: IPv6, else IPv4).  An IPv4 GID is the last 4 bytes of the
+ * area, made IPv4-mapped again. */
+static void ucx_dgid(const uint8_t g[40], bool ipv4, uint8_t out[16])
+{
+	memcpy(out, g + 24, 16);
+	if (ipv4) {
+		memset(out, 0, 10);
+		out[10] = out[11] = 0xff;
+	}
+}
+
+static void check_ucx_view(const uint8_t s[16], const uint8_t d[16],
+			   bool want_v4)
+{
+	uint8_t g[40], gid[16];
+	uint8_t sl = eng_dp_grh_wc_sl(s, d);
+
+	memset(g, 0xff, sizeof(g));	/* what UCX puts in byte 0 before */
+	eng_dp_grh_build(g, s, d, 64, 0, 0, 64);
+	assert_int_equal(sl >> 4, 0);		/* 4 bits, as wc.sl's values */
+	assert_int_equal(sl & 0x8, 0x8);	/* RoCEv2: a UDP header */
+	assert_int_equal((sl & 7) == 2, want_v4);	/* UCX 1.13 */
+	ucx_dgid(g, (sl & 7) == 2, gid);
+	assert_memory_equal(gid, d, 16);
+	assert_int_equal((g[0] & 0xf0) != 0x60, want_v4);	/* later UCX */
+	ucx_dgid(g, (g[0] & 0xf0) != 0x60, gid);
+	assert_memory_equal(gid, d, 16);
+}
+
+static void test_eng_dp_grh__wc_sl_as_ucx_reads_it(void **state)
+{
+	uint8_t a[16] = { 0xfe, 0x80, [15] = 1 }, b[16] = { 0xfe, 0x80, [15] = 2 };
+
+	(void)state;
+	assert_int_equal(eng_dp_grh_wc_sl(v4a, v4b), 0xa);
+	assert_int_equal(eng_dp_grh_wc_sl(a, b), 0x9);
+	check_ucx_view(v4a, v4b, true);
+	check_ucx_view(v4b, v4a, true);
+	check_ucx_view(a, b, false);
+	/* Mixed families: eng_dp_grh_build writes IPv6, sl must agree. */
+	check_ucx_view(a, v4b, false);
+}
+
 static void test_eng_dp_timer__rnr_table(void **state)
 {
 	(void)state;
@@ -350,6 +397,7 @@ int main(void)
 		cmocka_unit_test(test_eng_dp_check__wc_opcodes),
 		cmocka_unit_test(test_eng_dp_grh__ipv4_header_at_20),
 		cmocka_unit_test(test_eng_dp_grh__ipv6_header),
+		cmocka_unit_test(test_eng_dp_grh__wc_sl_as_ucx_reads_it),
 		cmocka_unit_test(test_eng_dp_timer__rnr_table),
 		cmocka_unit_test(test_eng_dp_timer__ack_timeout),
 		cmocka_unit_test(test_eng_wr__every_opcode_classified),
