@@ -244,7 +244,8 @@ static int resp_send(struct eng *e, struct eng_qp *dst,
 	cqe.opcode = IBV_WC_RECV;
 	cqe.byte_len = m->len + hdr;
 	cqe.src_qp = m->src ? m->src->qp_num : m->src_qpn;
-	cqe.sl = m->sl;
+	if (m->grh)
+		cqe.sl = m->sl;	/* from the wire: its header type */
 	if (eng_wr_has_imm(m->opcode)) {
 		cqe.imm_data = m->imm_data;
 		cqe.wc_flags |= IBV_WC_WITH_IMM;

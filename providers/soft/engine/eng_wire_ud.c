@@ -91,15 +91,13 @@ int eng_wire_ud_send(struct eng *e, struct eng_dp_qp *dq,
 	return IBV_WC_SUCCESS;
 }
 
-/* The SL a CQE reports for a traffic class: RoCE NICs map the DSCP to a
- * priority and report it as the SL; with the default map that is the
- * class selector, the top 3 bits of the TOS (kernel rxe reports 0). */
+/* The SL a UD CQE reports: the RoCEv2 network header type, as mlx5 does
+ * (eng_dp_grh_wc_sl(); UCX 1.13 reads sl & 7 == 2 as "IPv4 header at byte
+ * 20 of the GRH area", and drops the datagram otherwise). */
 static uint8_t sl_of(const struct eng_wire_ip *ip)
 {
-	uint8_t tc = ip->iplen == 20 ? ip->ip[1] :
-		     (uint8_t)((ip->ip[0] & 0x0f) << 4 | ip->ip[1] >> 4);
-
-	return tc >> 5;
+	return ENG_DP_WC_SL_ROCE_UDP |
+	       (ip->iplen == 20 ? ENG_DP_WC_SL_IPV4 : ENG_DP_WC_SL_IPV6);
 }
 
 void eng_wire_ud_rx(struct eng *e, struct eng_dev *d, struct eng_qp *qp,
