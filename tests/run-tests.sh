@@ -17,6 +17,8 @@
 #              for every tests/vm/t_*.sh, each counted; skipped (77) where
 #              qemu cannot run
 # A script exits 0 for pass, 77 for skip (printing why), anything else fails.
+# A script that leaves a process running fails, named in its log (see
+# check_leftovers).
 #
 # A sanitizer build (make SAN=1: -fsanitize= in BUILD/flags.txt) runs with
 # ASan/UBSan writing their reports to BUILD/test-logs/san/<test>/ rather than
@@ -77,6 +79,30 @@ san_verdict() {
 	[ -e "$1" ] || return 0
 	echo "    sanitizer reports: $*"
 	head -q -n 30 "$@" | sed 's/^/    | /'
+	return 1
+}
+
+# Processes a script leaves running disturb the scripts after it (a port,
+# a namespace, the CPU), so each script runs with PV_RUN_ID=<runner pid>-
+# <tier>-<name> in its environment; every process it starts inherits it
+# (in any namespace or session, as any uid), and no concurrent run's does.
+# leftovers ID: the pids still carrying PV_RUN_ID=ID.
+leftovers() {
+	grep -lzx "PV_RUN_ID=$1" /proc/[0-9]*/environ 2>/dev/null |
+		cut -d/ -f3
+}
+
+# check_leftovers ID: 0 when nothing of ID runs (a second look after 1 s
+# for processes still exiting), else names them, kills them, returns 1.
+check_leftovers() {
+	[ -n "$(leftovers "$1")" ] || return 0
+	sleep 1
+	_left=$(leftovers "$1")
+	[ -n "$_left" ] || return 0
+	for _p in $_left; do
+		echo "    left running: pid $_p: $(tr '\0' ' ' <"/proc/$_p/cmdline" 2>/dev/null | cut -c1-160)"
+	done
+	kill -9 $_left 2>/dev/null
 	return 1
 }
 
@@ -149,13 +175,18 @@ run_script() {
 	esac
 	start=$(date +%s)
 	san_begin "$tier-$name" "$tier"
+	run_id=$$-$tier-$name
 	if [ -n "$topo" ]; then
-		PV_TOPO=$topo timeout 600 sh "$t" >"$log" 2>&1
+		PV_RUN_ID=$run_id PV_TOPO=$topo timeout 600 sh "$t" >"$log" 2>&1
 	else
-		timeout 600 sh "$t" >"$log" 2>&1
+		PV_RUN_ID=$run_id timeout 600 sh "$t" >"$log" 2>&1
 	fi
 	rc=$?
 	san_end
+	if ! check_leftovers "$run_id" >>"$log"; then
+		echo "FAIL: processes left running (killed)" >>"$log"
+		rc=1
+	fi
 	if ! san_verdict "$tier-$name" >>"$log"; then
 		echo "sanitizer report(s) in $SANDIR/$tier-$name" >>"$log"
 		rc=1
@@ -186,8 +217,12 @@ run_vm() {
 		return
 	fi
 	start=$(date +%s)
-	timeout -k 30 900 sh "$ROOT/tests/vm/run.sh" >"$log" 2>&1
+	PV_RUN_ID=$$-vm timeout -k 30 900 sh "$ROOT/tests/vm/run.sh" >"$log" 2>&1
 	rc=$?
+	if ! check_leftovers "$$-vm" >>"$log"; then
+		echo "FAIL vm: processes left running (killed)" | tee -a "$log"
+		fail=$((fail + 1)) failed_names="$failed_names vm-leftovers"
+	fi
 	secs=$(( $(date +%s) - start ))
 	grep -E '^(ok|skip|FAIL) +vm/|^    |^vm: (boot|booted)' "$log"
 	counts=$(sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$log" | tail -1)

@@ -20,7 +20,7 @@ PORT=$((24000 + $$ % 1000))
 
 # mbps: one iperf3 run a -> b; prints the receiver's Mbit/s.
 mbps() {
-	topo_exec b timeout 20 iperf3 -s -1 -p "$PORT" >/dev/null 2>&1 &
+	topo_exec_bg b timeout 20 iperf3 -s -1 -p "$PORT" >/dev/null 2>&1 &
 	_mb_pid=$!
 	wait_until 5 tcp_port_listening b "$PORT" || fail "iperf3 server"
 	topo_exec a timeout 20 iperf3 -c "$B" -p "$PORT" -t 3 -f m >"$TMP/iperf.out" 2>&1

@@ -18,7 +18,7 @@ pair_case rc-quiet 60 "ibv_rc_pingpong -d $POD_DEV -g 0 -n 2000 -c" \
 	"ibv_rc_pingpong -d $POD_DEV -g 0 -n 2000 -c" && case_ok "rc-quiet: $(lat rc-quiet)"
 rx0=$(stat_of net_rx_pkts)
 
-topo_exec a "$BLAST" send "$POD_B_IP" 1100 8 64 mix >"$TMP/flood" 2>&1 &
+topo_exec_bg a "$BLAST" send "$POD_B_IP" 1100 8 64 mix >"$TMP/flood" 2>&1 &
 FLOOD=$!
 topo_track_pid "$FLOOD"
 sleep 1

@@ -16,7 +16,7 @@ topo_ns a
 topo_ns b
 topo_veth a b "$POD_A_IP/24" "$POD_B_IP/24" eth0 eth0
 # Pod b squats on its own address's port before its device exists.
-topo_exec b python3 "$HERE/net_bind.py" hold "$POD_B_IP" >"$TMP/squat" 2>&1 &
+topo_exec_bg b python3 "$HERE/net_bind.py" hold "$POD_B_IP" >"$TMP/squat" 2>&1 &
 SQUAT=$!
 topo_track_pid "$SQUAT"
 wait_until 10 grep -q held "$TMP/squat" || fail "squatter did not bind"

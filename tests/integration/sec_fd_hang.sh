@@ -34,7 +34,7 @@ run_case() {
 	_out=$TMP/$_name.out
 	_before=$(stat_of msgs_fds_refused)
 	rm -f "$TMP/go"
-	topo_exec a env PODVERBS_ENGINE="$ENGINE_SOCK" SEC_GO="$TMP/go" \
+	topo_exec_bg a env PODVERBS_ENGINE="$ENGINE_SOCK" SEC_GO="$TMP/go" \
 		"$ATTACK" "$@" >"$_out" 2>&1 &
 	_apid=$!
 	topo_track_pid "$_apid"

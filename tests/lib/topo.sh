@@ -112,6 +112,16 @@ topo_exec() {
 	ip netns exec "${TOPO_PREFIX}$_te_ns" "$@"
 }
 
+# topo_exec_bg NS CMD... &: topo_exec for the background only.  The
+# subshell that `&` makes of a function execs, so $! is CMD's own pid and
+# stop_pid/topo_track_pid stop CMD itself (with topo_exec, $! is that
+# subshell: killing it leaves CMD running after the test).
+topo_exec_bg() {
+	_te_ns=$1
+	shift
+	exec ip netns exec "${TOPO_PREFIX}$_te_ns" "$@"
+}
+
 # topo_ip NS ARGS...: `ip` inside namespace NS.
 topo_ip() {
 	_ti_ns=$1
