@@ -75,7 +75,12 @@ static void test_dp_alloc__soft(void **state)
 	assert_int_equal(w->n_envs, 1);
 	assert_string_equal(w->envs[0]->key, "PODVERBS_ENGINE");
 	assert_string_equal(w->envs[0]->value, "/pv/e.sock");
-	assert_int_equal(w->n_devices, 0);
+	/* The node UCX needs for the soft dev_name: the host's /dev/null. */
+	assert_int_equal(w->n_devices, 1);
+	assert_string_equal(w->devices[0]->host_path, "/dev/null");
+	assert_string_equal(w->devices[0]->container_path,
+			    "/dev/infiniband/podverbs");
+	assert_string_equal(w->devices[0]->permissions, "rw");
 	v1beta1__container_allocate_response__free_unpacked(w, NULL);
 	assert_int_equal(dp_alloc_container(&cfg, &p, bad, 1, &a, &r, err,
 					    sizeof(err)), -EINVAL);
