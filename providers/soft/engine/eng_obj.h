@@ -142,6 +142,9 @@ int eng_op_qp_create(struct eng_req *r);
 int eng_op_qp_modify(struct eng_req *r);
 int eng_op_qp_query(struct eng_req *r);
 int eng_op_qp_destroy(struct eng_req *r);
+/* eng_qp.c: runs c's posted UD sends (of only, if given) once, bounded,
+ * before an AH or QP they may name goes. */
+void eng_qp_ud_drain(struct eng *e, struct eng_conn *c, struct eng_qp *only);
 int eng_op_srq_create(struct eng_req *r);
 int eng_op_srq_modify(struct eng_req *r);
 int eng_op_srq_query(struct eng_req *r);

@@ -99,7 +99,14 @@
 	X(cm_no_listener)		\
 	X(cm_backlog_full)		\
 	X(cm_disconnects)		\
-	X(cm_listens)
+	X(cm_listens)			\
+	X(mcast_attaches)		\
+	X(mcast_detaches)		\
+	X(mcast_refused)		\
+	X(mcast_sends)			\
+	X(mcast_delivered)		\
+	X(mcast_drops)			\
+	X(cm_mcast_joins)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,

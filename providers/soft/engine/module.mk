@@ -6,6 +6,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_admission.c \
 	providers/soft/engine/eng_caps.c \
 	providers/soft/engine/eng_cm_conn.c \
+	providers/soft/engine/eng_cm_mcast.c \
 	providers/soft/engine/eng_cm_core.c \
 	providers/soft/engine/eng_cm_id.c \
 	providers/soft/engine/eng_cq.c \
@@ -35,6 +36,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_objects.c \
 	providers/soft/engine/eng_port.c \
 	providers/soft/engine/eng_qp.c \
+	providers/soft/engine/eng_mcast.c \
 	providers/soft/engine/eng_qp_fsm.c \
 	providers/soft/engine/eng_qp_masks.c \
 	providers/soft/engine/eng_quota.c \

@@ -26,7 +26,8 @@ DPT_PROGS := \
 	dpt_restart \
 	dpt_ring_race \
 	dpt_flood \
-	dpt_chunk_mr
+	dpt_chunk_mr \
+	dpt_mcast
 
 # $(call dpt_prog,NAME): $(DPT_DIR)/NAME from NAME.c and the harness.
 define dpt_prog
