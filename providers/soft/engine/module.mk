@@ -251,3 +251,4 @@ HEADERS_CHECK += \
 $(eval $(call unit_test,test_eng_cm_build,tests/unit/engine/test_eng_cm_build.c,$(ENG_CM_SM_OBJS) $(ENG_CM_OBJS),))
 HEADERS_CHECK += providers/soft/engine/eng_cm.h
 $(eval $(call unit_test,test_eng_cm,tests/unit/engine/test_eng_cm.c,$(ENG_DEPS),$(NETNS_LIBS)))
+HEADERS_CHECK += providers/soft/engine/eng_mcast.h
