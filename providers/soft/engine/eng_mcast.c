@@ -10,7 +10,6 @@
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_dp_reply.h"
 #include "providers/soft/engine/eng_dp_rguard.h"
-#include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
 #include "providers/soft/engine/eng_port.h"
 #include "providers/soft/engine/eng_stats.h"
@@ -54,46 +53,29 @@ static uint32_t count(const struct eng_qp *qp, const struct eng_dev *dev,
 	return n;
 }
 
-static int refuse(int err, const char *why, const struct eng_req *r)
+int eng_mcast_attach(struct eng_qp *qp, const uint8_t gid[16],
+		     const char **why)
 {
-	eng_stat_inc(mcast_refused);
-	eng_dbg("client %u: attach_mcast refused: %s", r->c->id, why);
-	return err;
-}
-
-static struct eng_qp *mcast_qp(struct eng_req *r,
-			       const struct pv_ipc_qp_mcast *in)
-{
-	struct eng_qp *qp = eng_obj_get(r->c, in->qp_handle, PV_OBJ_QP);
-
-	if (!qp || qp->init.qp_type != IBV_QPT_UD ||
-	    !eng_mcast_gid_is_group(in->gid))
-		return NULL;
-	return qp;
-}
-
-int eng_op_qp_mcast_attach(struct eng_req *r)
-{
-	const struct pv_ipc_qp_mcast *in = r->in;
-	struct eng_qp *qp = mcast_qp(r, in);
+	struct eng_dev *dev = qp->o.conn->dev;
 	int32_t at;
 
-	if (!qp)
-		return refuse(-EINVAL, "not a UD QP of this client, or not "
-			      "a multicast GID", r);
-	count(qp, NULL, in->gid, &at);
+	count(qp, NULL, gid, &at);
 	if (at >= 0)
 		return 0;		/* attached already: as rxe, no error */
+	*why = "engine's table full";
 	if (nused >= ENG_MCAST_MAX)
-		return refuse(-ENOMEM, "engine's table full", r);
-	if (count(NULL, NULL, in->gid, &at) >= ENG_MCAST_PER_GROUP)
-		return refuse(-ENOMEM, "group full", r);
+		return -ENOMEM;
+	*why = "device's share of the group full";
+	if (count(NULL, dev, gid, &at) >= ENG_MCAST_PER_GROUP)
+		return -ENOMEM;
+	*why = "QP's groups full";
 	if (count(qp, NULL, NULL, &at) >= ENG_MCAST_PER_QP)
-		return refuse(-ENOMEM, "QP's groups full", r);
-	if (count(NULL, r->c->dev, NULL, &at) >= ENG_MCAST_PER_DEV)
-		return refuse(-ENOMEM, "device's attachments full", r);
+		return -ENOMEM;
+	*why = "device's attachments full";
+	if (count(NULL, dev, NULL, &at) >= ENG_MCAST_PER_DEV)
+		return -ENOMEM;
 	table[nused].qp = qp;
-	memcpy(table[nused].gid, in->gid, 16);
+	memcpy(table[nused].gid, gid, 16);
 	nused++;
 	eng_stat_inc(mcast_attaches);
 	return 0;
@@ -105,16 +87,13 @@ static void drop_at(uint32_t i)
 	memset(&table[nused], 0, sizeof(table[nused]));
 }
 
-int eng_op_qp_mcast_detach(struct eng_req *r)
+int eng_mcast_detach(struct eng_qp *qp, const uint8_t gid[16])
 {
-	const struct pv_ipc_qp_mcast *in = r->in;
-	struct eng_qp *qp = mcast_qp(r, in);
-	int32_t at = -1;
+	int32_t at;
 
-	if (qp)
-		count(qp, NULL, in->gid, &at);
+	count(qp, NULL, gid, &at);
 	if (at < 0)
-		return refuse(-EINVAL, "detach: not attached", r);
+		return -EINVAL;
 	drop_at((uint32_t)at);
 	eng_stat_inc(mcast_detaches);
 	return 0;
@@ -151,26 +130,24 @@ static bool reaches(struct eng_qp *src, struct eng_qp *dst)
 uint32_t eng_mcast_deliver(struct eng *e, struct eng_qp *src,
 			   const struct eng_dp_msg *m, uint32_t qkey)
 {
-	struct eng_qp *to[ENG_MCAST_PER_GROUP];
-	uint32_t n = 0, got = 0;
+	uint32_t got = 0;
 
 	eng_stat_inc(mcast_sends);
-	/* Members first: delivering may not change the table, but keep the
-	 * walk independent of it all the same. */
-	for (uint32_t i = 0; i < nused && n < ENG_MCAST_PER_GROUP; i++)
-		if (!memcmp(table[i].gid, m->dgid, 16))
-			to[n++] = table[i].qp;
-	for (uint32_t i = 0; i < n; i++) {
+	/* Delivering only fills receive queues and CQs: the table does not
+	 * change under the walk. */
+	for (uint32_t i = 0; i < nused; i++) {
 		struct eng_dp_reply r = { .kind = ENG_DP_REPLY_NONE };
+		struct eng_qp *to = table[i].qp;
 
-		if (!reaches(src, to[i]) ||
-		    !eng_dp_rguard_qkey_ok(src, to[i], qkey)) {
+		if (memcmp(table[i].gid, m->dgid, 16))
+			continue;
+		if (!reaches(src, to) || !eng_dp_rguard_qkey_ok(src, to, qkey)) {
 			eng_stat_inc(mcast_drops);
 			continue;
 		}
 		/* UD: nothing comes back; a member with no receive posted
 		 * drops it there, counted as any UD datagram. */
-		eng_dp_resp_deliver(e, to[i], m, &r);
+		eng_dp_resp_deliver(e, to, m, &r);
 		got++;
 		eng_stat_inc(mcast_delivered);
 	}

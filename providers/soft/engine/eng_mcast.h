@@ -11,8 +11,10 @@
  * attached QPs whose device shares the sender's partition (P_Keys match,
  * IBA 10.9.3), whose port is up and whose Q_Key matches; the sender's own
  * QP only if it is attached itself.  Bounds: ENG_MCAST_MAX attachments
- * per engine, ENG_MCAST_PER_GROUP QPs per group, ENG_MCAST_PER_QP groups
- * per QP, ENG_MCAST_PER_DEV attachments per device (pod).
+ * per engine, ENG_MCAST_PER_GROUP QPs of one device per group (a pod
+ * cannot fill a group others want to join), ENG_MCAST_PER_QP groups per
+ * QP, ENG_MCAST_PER_DEV attachments per device (pod); a send to a group
+ * costs at most one pass over the ENG_MCAST_MAX entries.
  */
 #ifndef ENG_MCAST_H
 #define ENG_MCAST_H
@@ -34,8 +36,15 @@ struct eng_dp_msg;
 /* ff00::/8, or RoCEv2's IPv4 mapping ::ffff:224.0.0.0/4 (pure). */
 bool eng_mcast_gid_is_group(const uint8_t gid[16]);
 
+/* eng_mcast_ops.c: the requests. */
 int eng_op_qp_mcast_attach(struct eng_req *r);
 int eng_op_qp_mcast_detach(struct eng_req *r);
+
+/* The table (eng_mcast.c).  attach: 0 (also when attached already) or
+ * -ENOMEM past a bound, *why naming it; detach: -EINVAL if not attached. */
+int eng_mcast_attach(struct eng_qp *qp, const uint8_t gid[16],
+		     const char **why);
+int eng_mcast_detach(struct eng_qp *qp, const uint8_t gid[16]);
 
 /* The QP goes: its attachments with it (from qp_release). */
 void eng_mcast_qp_gone(struct eng_qp *qp);

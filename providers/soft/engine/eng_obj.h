@@ -142,9 +142,10 @@ int eng_op_qp_create(struct eng_req *r);
 int eng_op_qp_modify(struct eng_req *r);
 int eng_op_qp_query(struct eng_req *r);
 int eng_op_qp_destroy(struct eng_req *r);
-/* eng_qp.c: runs c's posted UD sends (of only, if given) once, bounded,
- * before an AH or QP they may name goes. */
-void eng_qp_ud_drain(struct eng *e, struct eng_conn *c, struct eng_qp *only);
+/* eng_dp_drain.c: AH_DESTROY and QP_DESTROY as the dispatcher runs them:
+ * the client's posted UD sends go first (bounded), then the object. */
+int eng_op_ah_destroy_drain(struct eng_req *r);
+int eng_op_qp_destroy_drain(struct eng_req *r);
 int eng_op_srq_create(struct eng_req *r);
 int eng_op_srq_modify(struct eng_req *r);
 int eng_op_srq_query(struct eng_req *r);

@@ -300,6 +300,5 @@ int eng_op_ah_destroy(struct eng_req *r)
 
 	if (!ah)
 		return -EINVAL;
-	eng_qp_ud_drain(r->e, r->c, NULL);	/* sends naming it go first */
 	return eng_obj_destroy(r->e, &ah->o);
 }

@@ -227,35 +227,6 @@ int eng_op_qp_query(struct eng_req *r)
 	return 0;
 }
 
-/* The UD datagrams c posted before it destroys a QP or an AH leave first,
- * as a NIC's would have (a WQE there holds its address vector: mckey
- * posts unsignaled sends, then destroys the AH and the QP at once).  One
- * bounded pass over c's UD QPs (only, when given) in RTS; connectionless
- * sends wait for nothing. */
-#define DRAIN_WQES	256
-#define DRAIN_BYTES	(1u << 20)
-
-void eng_qp_ud_drain(struct eng *e, struct eng_conn *c, struct eng_qp *only)
-{
-	struct eng_dp_budget b = { .bytes = DRAIN_BYTES, .wqes = DRAIN_WQES };
-	struct eng_dp_sched *s = e->dp;
-
-	if (!s)
-		return;
-	for (struct eng_list *p = s->qps.next, *n = p->next;
-	     p != &s->qps && b.wqes; p = n, n = p->next) {
-		struct eng_dp_qp *dq = eng_container_of(p, struct eng_dp_qp,
-						      link);
-		struct eng_qp *qp = dq->qp;
-
-		if (qp->o.conn != c || (only && qp != only) ||
-		    qp->init.qp_type != IBV_QPT_UD ||
-		    qp->state != IBV_QPS_RTS)
-			continue;
-		eng_dp_req_run(e, dq, &b);
-	}
-}
-
 int eng_op_qp_destroy(struct eng_req *r)
 {
 	const struct pv_ipc_handle *in = r->in;
@@ -263,7 +234,6 @@ int eng_op_qp_destroy(struct eng_req *r)
 
 	if (!qp)
 		return -EINVAL;
-	eng_qp_ud_drain(r->e, r->c, qp);
 	return eng_obj_destroy(r->e, &qp->o);
 }
 
