@@ -168,12 +168,4 @@ enum soft_span_kind soft_span_classify(const struct soft_vma *v, size_t n,
 				       uintptr_t start, uintptr_t end,
 				       uint64_t *ret_inode, uint64_t *ret_off);
 
-/* Widens a span to convert, [*start, *end), to the whole program image
- * group it touches: a private writable file mapping (.data) and the
- * anonymous mapping right after it (.bss), so that neighbouring static
- * buffers registered later fall inside one memfd instead of straddling a
- * converted span.  Anonymous memory elsewhere is not widened. */
-void soft_span_widen(const struct soft_vma *v, size_t n, uintptr_t *start,
-		     uintptr_t *end);
-
 #endif /* SOFT_DP_H */

@@ -96,14 +96,12 @@ static int vma_push(struct soft_vma **v, size_t *n, size_t *cap,
 }
 
 /* Reads the VMAs overlapping [start, end) (sorted, as the kernel lists
- * them), with the adjacent one on either side (soft_span_widen looks at
- * them), and marks registry entries whose memfd is still mapped. */
+ * them) and marks registry entries whose memfd is still mapped. */
 static int read_maps(uintptr_t start, uintptr_t end, struct soft_vma **ret_v,
 		     size_t *ret_n)
 {
-	struct soft_vma *v = NULL, cur, prev = { 0 };
+	struct soft_vma *v = NULL, cur;
 	size_t n = 0, cap = 0, lcap = 0;
-	bool after = false;
 	char *line = NULL;
 	int rc = 0;
 	FILE *f;
@@ -121,20 +119,9 @@ static int read_maps(uintptr_t start, uintptr_t end, struct soft_vma **ret_v,
 		e = cur.inode ? reg_find(cur.inode) : NULL;
 		if (e)
 			e->seen = true;
-		if (cur.end <= start) {
-			prev = cur;
+		if (cur.end <= start || cur.start >= end)
 			continue;
-		}
-		if (cur.start >= end) {
-			if (!after && n && v[n - 1].end == cur.start)
-				rc = vma_push(&v, &n, &cap, &cur);
-			after = true;
-			continue;
-		}
-		if (n == 0 && prev.end && prev.end == cur.start)
-			rc = vma_push(&v, &n, &cap, &prev);
-		if (rc == 0)
-			rc = vma_push(&v, &n, &cap, &cur);
+		rc = vma_push(&v, &n, &cap, &cur);
 	}
 	free(line);
 	fclose(f);
@@ -165,10 +152,15 @@ static void reg_prune(void)
 }
 
 /* A span partly on one of our memfds and partly not (a registration cache
- * widening a region: UCX) is refused rather than converted again: moving
- * the whole span onto a new memfd would leave the earlier MRs' engine
- * mappings on the old pages, silently stale, and one MR_REG carries one
- * fd.  It needs MRs made of several (fd, offset, length) pieces. */
+ * widening a region: UCX; a static buffer starting in the page an earlier
+ * one converted) is refused rather than converted again: moving the whole
+ * span onto a new memfd would leave the earlier MRs' engine mappings on
+ * the old pages, silently stale, and one MR_REG carries one fd.  It needs
+ * MRs made of several (fd, offset, length) pieces.  Nor is a conversion
+ * widened to the whole .data/.bss ahead of time: the anonymous mapping
+ * after a file mapping need not be its .bss (any anonymous mmap the kernel
+ * placed there merges with it), and every converted page is MADV_DONTFORK,
+ * which must stay limited to what the application registered. */
 
 /* Fills flags_ok of the private file mappings among v[0..n) from
  * /proc/self/smaps' VmFlags (maps does not show hugetlb or VM_IO). */
@@ -295,13 +287,6 @@ void soft_mr_share_get(void *addr, size_t length, unsigned int access,
 		out->why = "PODVERBS_MR_SHARE=0: private memory is not "
 			   "moved onto a memfd";
 		if (!share_enabled())
-			break;
-		/* A program's .data/.bss goes whole onto one memfd. */
-		soft_span_widen(v, n, &start, &end);
-		out->why = "the program image around the region is partly "
-			   "registered already";
-		if (soft_span_classify(v, n, start, end, &ino, &off) !=
-		    SOFT_SPAN_CONVERT)
 			break;
 		out->why = "moving the pages onto a memfd failed";
 		e = convert(start, end - start);

@@ -136,36 +136,6 @@ static void test_soft_maps__private_file_mappings_convert(void **s)
 						    &off), SOFT_SPAN_FALLBACK);
 }
 
-/* Widening: .data with its .bss goes whole; the heap and plain anonymous
- * memory do not widen. */
-static void test_soft_maps__widen_takes_data_and_bss(void **s)
-{
-	const struct soft_vma v[] = {
-		FVMA(0x1000, 0x3000, "rw-p", 31, "/usr/bin/rdma_server", true),
-		FVMA(0x3000, 0x6000, "rw-p", 0, "", false),
-		FVMA(0x6000, 0x9000, "rw-p", 0, "[heap]", false),
-		FVMA(0xa000, 0xf000, "rw-p", 0, "", false),
-	};
-	uintptr_t a, b;
-
-	a = 0x2000, b = 0x3000;
-	soft_span_widen(v, 4, &a, &b);
-	assert_int_equal(a, 0x1000);
-	assert_int_equal(b, 0x6000);
-	a = 0x4000, b = 0x5000;		/* in .bss */
-	soft_span_widen(v, 4, &a, &b);
-	assert_int_equal(a, 0x1000);
-	assert_int_equal(b, 0x6000);
-	a = 0x5000, b = 0x7000;		/* .bss and heap: heap not widened */
-	soft_span_widen(v, 4, &a, &b);
-	assert_int_equal(a, 0x1000);
-	assert_int_equal(b, 0x7000);
-	a = 0xb000, b = 0xc000;
-	soft_span_widen(v, 4, &a, &b);
-	assert_int_equal(a, 0xb000);
-	assert_int_equal(b, 0xc000);
-}
-
 static void test_soft_maps__our_memfd_is_reused_with_offset(void **s)
 {
 	const struct soft_vma v[] = {
@@ -330,9 +300,10 @@ static void test_soft_maps__live_file_kinds(void **s)
 }
 
 /* Live: this test program's own .data and .bss, as rdma_server's static
- * buffers are. */
-static char data_buf[3 * 65536] = "in .data";
-static char bss_buf[3 * 65536];
+ * buffers are (page aligned here, so that neither starts in a page the
+ * other's registration converted: that overlap is refused). */
+static char data_buf[3 * 65536] __attribute__((aligned(65536))) = "in .data";
+static char bss_buf[3 * 65536] __attribute__((aligned(65536)));
 
 static void test_soft_maps__live_static_buffers(void **s)
 {
@@ -344,7 +315,6 @@ static void test_soft_maps__live_static_buffers(void **s)
 	assert_string_equal(data_buf, "in .data");
 	soft_mr_share_get(bss_buf, sizeof(bss_buf), 0, &b);
 	assert_true(b.fd >= 0);
-	assert_int_equal(b.fd, a.fd);	/* one memfd for .data and .bss */
 	assert_string_equal(bss_buf + 70000, "in .bss");
 	bss_buf[70001] = 'N';
 	{
@@ -366,7 +336,6 @@ int main(void)
 		cmocka_unit_test(test_soft_maps__other_kinds_fall_back),
 		cmocka_unit_test(test_soft_maps__vmflags_tell_special_mappings),
 		cmocka_unit_test(test_soft_maps__private_file_mappings_convert),
-		cmocka_unit_test(test_soft_maps__widen_takes_data_and_bss),
 		cmocka_unit_test(test_soft_maps__live_file_kinds),
 		cmocka_unit_test(test_soft_maps__live_static_buffers),
 		cmocka_unit_test(test_soft_maps__our_memfd_is_reused_with_offset),
