@@ -254,3 +254,4 @@ $(eval $(call unit_test,test_eng_cm_build,tests/unit/engine/test_eng_cm_build.c,
 HEADERS_CHECK += providers/soft/engine/eng_cm.h
 $(eval $(call unit_test,test_eng_cm,tests/unit/engine/test_eng_cm.c,$(ENG_DEPS),$(NETNS_LIBS)))
 HEADERS_CHECK += providers/soft/engine/eng_mcast.h
+$(eval $(call unit_test,test_eng_mcast,tests/unit/engine/test_eng_mcast.c,$(ENG_DEPS),$(NETNS_LIBS)))
