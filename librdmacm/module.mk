@@ -11,6 +11,7 @@ RC_SRCS := \
 	librdmacm/rc_conn.c \
 	librdmacm/rc_devices.c \
 	librdmacm/rc_event.c \
+	librdmacm/rc_mcast.c \
 	librdmacm/rc_id.c \
 	librdmacm/rc_qp.c \
 	librdmacm/rc_rsocket.c \

@@ -56,6 +56,7 @@ struct rc_id {
 						 * QPs for its requests */
 	struct rc_event *queue;		/* sync ids: events read for it while
 					 * another id of the channel waited */
+	struct rc_mc *mcs;		/* rc_mcast.c: groups joined */
 };
 
 /* rc_chan.c */
@@ -93,6 +94,15 @@ int rc_event_read(struct rc_chan *ch, struct rc_event **out);
 /* Waits for the next event of a synchronous id; 0 when it is `want` with
  * status 0, else -errno (the event's status or -ECONNREFUSED...). */
 int rc_sync_wait(struct rc_id *id, enum rdma_cm_event_type want);
+
+/* rc_mcast.c: a MULTICAST_JOIN event: its UD parameters and context, and
+ * the id's QP attached to the group (unless send-only); -ENOENT when the
+ * group was left meanwhile (the event is dropped). */
+struct rc_mc;
+int rc_mc_event(struct rc_id *id, struct rc_event *e,
+		const struct pv_cm_event *ev);
+/* rdma_destroy_id: the id's joins go. */
+void rc_mc_free_all(struct rc_id *id);
 
 struct rc_event *rc_sync_take_request(struct rc_id *l);
 

@@ -1,31 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * CM calls not implemented yet (issue 11, later parts): multicast, ECE,
+ * CM calls not implemented yet (issue 11, later parts): ECE,
  * SRQs on an id, rdma_notify.  ENOSYS under the debug flag's one line.
  */
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 
 #include "librdmacm/rc_core.h"
-
-RC_EXPORT int rdma_join_multicast(struct rdma_cm_id *id,
-				  struct sockaddr *addr, void *context)
-{
-	return rc_unimplemented("rdma_join_multicast");
-}
-
-RC_EXPORT int rdma_join_multicast_ex(struct rdma_cm_id *id,
-				     struct rdma_cm_join_mc_attr_ex *attr,
-				     void *context)
-{
-	return rc_unimplemented("rdma_join_multicast_ex");
-}
-
-RC_EXPORT int rdma_leave_multicast(struct rdma_cm_id *id,
-				   struct sockaddr *addr)
-{
-	return rc_unimplemented("rdma_leave_multicast");
-}
 
 RC_EXPORT int rdma_set_local_ece(struct rdma_cm_id *id, struct ibv_ece *ece)
 {

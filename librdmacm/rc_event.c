@@ -133,6 +133,16 @@ static int convert(struct rc_chan *ch, const struct pv_cm_event *ev,
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
+	if (ev->event == RDMA_CM_EVENT_MULTICAST_JOIN) {
+		int ret = rc_mc_event(id, e, ev);
+
+		if (ret < 0) {
+			free(e);
+			return ret;
+		}
+		*out = e;
+		return 0;
+	}
 	rc_id_set_from_event(id, ev);
 	e->pub.id = &id->pub;
 	e->pub.listen_id = l ? &l->pub : NULL;

@@ -86,6 +86,7 @@ RC_EXPORT int rdma_destroy_id(struct rdma_cm_id *pub)
 	ref = (struct pv_ipc_cm_ref){ .id = id->handle };
 	rc_call(id->ch, PV_OP_CM_ID_DESTROY, &ref, sizeof(ref), NULL, 0);
 	rc_id_unlink(id->ch, id);
+	rc_mc_free_all(id);
 	while ((e = id->queue) != NULL) {
 		id->queue = e->next;
 		free(e);

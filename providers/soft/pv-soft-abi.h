@@ -75,6 +75,8 @@ enum pv_ipc_op {
 	PV_OP_SRQ_DESTROY	= 31,
 	PV_OP_AH_CREATE		= 32,
 	PV_OP_AH_DESTROY	= 33,
+	PV_OP_QP_MCAST_ATTACH	= 34,	/* pv_ipc_qp_mcast */
+	PV_OP_QP_MCAST_DETACH	= 35,	/* pv_ipc_qp_mcast */
 
 	/* Administrative: root in the engine's own network namespace only. */
 	PV_OP_ADM_DEV_ADD	= 128,
@@ -238,6 +240,17 @@ struct pv_ipc_handle {
 	uint32_t reserved;
 };
 _Static_assert(sizeof(struct pv_ipc_handle) == 8, "pv_ipc_handle size");
+
+/* ibv_attach_mcast / ibv_detach_mcast: a UD QP of this connection and a
+ * multicast GID (ff00::/8, or ::ffff:224.0.0.0/100, RoCEv2's IPv4 group
+ * mapping); the LID is kept for symmetry and ignored (RoCE has none). */
+struct pv_ipc_qp_mcast {
+	uint32_t qp_handle;
+	uint16_t lid;
+	uint16_t reserved;
+	uint8_t  gid[16];
+};
+_Static_assert(sizeof(struct pv_ipc_qp_mcast) == 24, "pv_ipc_qp_mcast size");
 
 /* Async events pushed on the context's event socket (ibv_context.async_fd). */
 struct pv_ipc_event {

@@ -36,6 +36,7 @@ enum {
 	PV_OP_CM_ESTABLISH	= 74,	/* pv_ipc_cm_ref (RTU) */
 	PV_OP_CM_DISCONNECT	= 75,	/* pv_ipc_cm_ref (DREQ) */
 	PV_OP_CM_OPTION		= 76,	/* pv_ipc_cm_ref (arg: option, val) */
+	PV_OP_CM_JOIN		= 77,	/* pv_ipc_cm_addr (dst: the group); event */
 };
 
 /* Event types: the values of enum rdma_cm_event_type (rdma/rdma_cma.h),
@@ -53,6 +54,8 @@ enum pv_cm_event_type {
 	PV_CM_EV_ESTABLISHED		= 9,
 	PV_CM_EV_DISCONNECTED		= 10,
 	PV_CM_EV_DEVICE_REMOVAL		= 11,
+	PV_CM_EV_MULTICAST_JOIN		= 12,	/* dgid: the group's GID */
+	PV_CM_EV_MULTICAST_ERROR	= 13,
 	PV_CM_EV_TIMEWAIT_EXIT		= 15,
 };
 

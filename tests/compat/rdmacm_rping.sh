@@ -11,48 +11,7 @@ need_cmd ucmatose
 [ -e "$PV_LIB/librdmacm.so.1" ] || skip "librdmacm.so.1 not built"
 pods_up
 
-# rdmacm_loaded PID: PID maps our librdmacm (not Debian's).
-rdmacm_loaded() {
-	grep -q " $PV_LIB/librdmacm.so.1\$" "/proc/$1/maps" 2>/dev/null &&
-		! grep -q '/usr/lib/.*/librdmacm.so' "/proc/$1/maps"
-}
-
-cm_listens() { pvctl stats | awk '$1 == "cm_listens" { print $2 }'; }
-listened_since() { [ "$(cm_listens)" -gt "$1" ]; }
-
-# cm_case NAME SECS "SERVER CMD" "CLIENT CMD": the server in b, started
-# first (no TCP port to wait on: waits until it maps our librdmacm and
-# the engine counted its rdma_listen), the client in a.
-cm_case() {
-	_cc_name=$1 _cc_secs=$2 _cc_srv=$3 _cc_cli=$4
-	_cc_l0=$(cm_listens)
-	# shellcheck disable=SC2086
-	in_pod b timeout "$_cc_secs" $_cc_srv >"$TMP/$_cc_name.srv" 2>&1 &
-	_cc_spid=$!
-	set -- $_cc_srv
-	_cc_tool=""
-	for _i in $(seq 50); do
-		_cc_tool=$(pair_tool "$_cc_spid" "$1")
-		[ -n "$_cc_tool" ] && rdmacm_loaded "$_cc_tool" && break
-		sleep 0.1
-	done
-	wait_until 10 listened_since "$_cc_l0"
-	if [ -z "$_cc_tool" ] || ! rdmacm_loaded "$_cc_tool"; then
-		stop_pid "$_cc_spid"
-		case_fail "$_cc_name" "server did not map $PV_LIB/librdmacm.so.1"
-		return 1
-	fi
-	# shellcheck disable=SC2086
-	in_pod a timeout "$_cc_secs" $_cc_cli >"$TMP/$_cc_name.cli" 2>&1
-	_cc_crc=$?
-	wait "$_cc_spid"
-	_cc_src=$?
-	if [ "$_cc_crc" != 0 ] || [ "$_cc_src" != 0 ]; then
-		case_fail "$_cc_name" "exit codes: server $_cc_src, client $_cc_crc (124 = timeout)"
-		return 1
-	fi
-	return 0
-}
+. "$PV_ROOT/tests/compat/rdmacm_common.inc"
 
 if cm_case rping 60 "rping -s -a $POD_B_IP -C 100 -v" \
 	   "rping -c -a $POD_B_IP -C 100 -v"; then
@@ -120,8 +79,7 @@ if command -v cmtime >/dev/null; then
 	fi
 fi
 
-# rdma_server/rdma_client are left out: their buffers are static arrays,
-# which our libibverbs cannot register (file-backed pages: EOPNOTSUPP).
+# rdma_server/rdma_client (static buffers): tests/compat/rdmacm_static.sh.
 
 # No listener: REJECTED with the IB CM's "invalid service ID" (8), as the
 # kernel reports a RoCE connect to a port nobody listens on.

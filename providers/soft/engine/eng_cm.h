@@ -120,6 +120,8 @@ int eng_op_cm_resolve_addr(struct eng_req *r);
 int eng_op_cm_resolve_route(struct eng_req *r);
 int eng_op_cm_listen(struct eng_req *r);
 int eng_op_cm_option(struct eng_req *r);
+/* eng_cm_mcast.c: rdma_join_multicast's event (same node). */
+int eng_op_cm_join(struct eng_req *r);
 /* Every id of c goes (its peers told); called by eng_conn_close. */
 void eng_cm_conn_close(struct eng *e, struct eng_conn *c);
 

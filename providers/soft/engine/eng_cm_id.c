@@ -17,6 +17,7 @@
 
 #include "providers/soft/engine/eng_cm.h"
 #include "providers/soft/engine/eng_wire_xport.h"
+#include "providers/soft/engine/eng_mcast.h"
 #include "providers/soft/engine/eng_csprng.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
@@ -246,6 +247,10 @@ int eng_op_cm_resolve_addr(struct eng_req *r)
 	id->dst = in->dst;
 	memcpy(id->dgid, in->dst.addr, 16);
 	dd = eng_cm_dev_any(r->e, in->dst.addr, &gi);
+	if (eng_mcast_gid_is_group(in->dst.addr))
+		/* A group (mckey resolves it before joining): the source's
+		 * own device reaches it (eng_mcast.h). */
+		dd = eng_cm_dev_of_addr(r->e, r->c, id->src.addr, &gi);
 	bound_reply(r, id);
 	if (!dd) {
 		/* On another node: the library's source choice says the

@@ -27,6 +27,7 @@
 #include "providers/soft/engine/eng_dp_rguard.h"
 #include "providers/soft/engine/eng_gid_own.h"
 #include "providers/soft/engine/eng_log.h"
+#include "providers/soft/engine/eng_mcast.h"
 #include "providers/soft/engine/eng_port.h"
 #include "providers/soft/engine/eng_stats.h"
 #include "providers/soft/engine/eng_wire_rc.h"
@@ -157,6 +158,12 @@ static int ud_dest(struct eng *e, struct eng_dp_qp *dq,
 	m->hop_limit = ah->attr.hop_limit;
 	m->flow_label = ah->attr.flow_label;
 	qkey = (w->remote_qkey & 0x80000000u) ? qp->attr.qkey : w->remote_qkey;
+	if (eng_mcast_gid_is_group(ah->attr.dgid) &&
+	    (w->remote_qpn & ENG_BTH_24BIT_MASK) == ENG_MCAST_QPN) {
+		/* To a group: every member here gets it (eng_mcast.h). */
+		eng_mcast_deliver(e, qp, m, qkey);
+		return IBV_WC_SUCCESS;
+	}
 	if (eng_wire_route(e, own, ah->attr.dgid))
 		return eng_wire_ud_send(e, dq, m, w->remote_qpn, qkey);
 	*dst = eng_dp_find_dest(e, dq, ah->attr.dgid, w->remote_qpn);

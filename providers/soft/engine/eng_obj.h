@@ -142,6 +142,10 @@ int eng_op_qp_create(struct eng_req *r);
 int eng_op_qp_modify(struct eng_req *r);
 int eng_op_qp_query(struct eng_req *r);
 int eng_op_qp_destroy(struct eng_req *r);
+/* eng_dp_drain.c: AH_DESTROY and QP_DESTROY as the dispatcher runs them:
+ * the client's posted UD sends go first (bounded), then the object. */
+int eng_op_ah_destroy_drain(struct eng_req *r);
+int eng_op_qp_destroy_drain(struct eng_req *r);
 int eng_op_srq_create(struct eng_req *r);
 int eng_op_srq_modify(struct eng_req *r);
 int eng_op_srq_query(struct eng_req *r);

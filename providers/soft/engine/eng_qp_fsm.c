@@ -12,6 +12,7 @@
 #include <infiniband/verbs.h>
 
 #include "providers/soft/engine/eng_port.h"
+#include "providers/soft/pv-soft-ring-abi.h"
 #include "providers/soft/engine/eng_wr.h"
 
 _Static_assert(ENG_QP_ACCESS_REMOTE == (IBV_ACCESS_REMOTE_WRITE |
@@ -224,5 +225,19 @@ void eng_qp_cap_grant(struct pv_ipc_qp_cap *cap,
 {
 	cap->max_send_wr = round_wr(cap->max_send_wr, lim->max_qp_wr);
 	cap->max_recv_wr = round_wr(cap->max_recv_wr, lim->max_qp_wr);
+	/* The send WQE has room for max_send_sge SGEs anyway, so inline data
+	 * up to that size costs nothing: grant it, as the kernel's rxe does
+	 * (it sizes the WQE by the larger of the two and reports that).
+	 * Programs rely on it: rdma_xclient posts 16 inline bytes on a QP
+	 * created with max_inline_data 0 and one send SGE. */
+	if (cap->max_send_wr) {
+		uint64_t room = (uint64_t)cap->max_send_sge *
+				sizeof(struct pv_wqe_sge);
+
+		if (room > lim->max_inline_data)
+			room = lim->max_inline_data;
+		if (room > cap->max_inline_data)
+			cap->max_inline_data = (uint32_t)room;
+	}
 	cap->reserved = 0;
 }

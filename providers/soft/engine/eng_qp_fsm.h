@@ -75,8 +75,9 @@ int eng_qp_cap_check(const struct pv_ipc_qp_cap *req,
 
 /* Fills in what the device grants for caps that passed eng_qp_cap_check:
  * work request counts round up to a power of two (capped at max_qp_wr),
- * SGE and inline sizes are granted as asked, 0 stays 0, reserved is
- * zeroed.  Every granted value is >= the requested one. */
+ * SGE sizes are granted as asked, inline at least max_send_sge * 16 bytes
+ * (the SGE room of a send WQE, capped by the device) when there is a send
+ * queue, 0 stays 0, reserved is zeroed.  Every granted value is >= the requested one. */
 void eng_qp_cap_grant(struct pv_ipc_qp_cap *cap,
 		     const struct pv_ipc_dev_attr *lim);
 

@@ -31,6 +31,7 @@
 #include "providers/soft/engine/eng_dp_settle.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
+#include "providers/soft/engine/eng_mcast.h"
 #include "providers/soft/engine/eng_reaper.h"
 #include "providers/soft/engine/eng_stats.h"
 
@@ -65,13 +66,15 @@ static const struct {
 	[PV_OP_QP_CREATE]	= { eng_op_qp_create, NEED_DEV },
 	[PV_OP_QP_MODIFY]	= { eng_op_qp_modify, NEED_DEV },
 	[PV_OP_QP_QUERY]	= { eng_op_qp_query, NEED_CTX },
-	[PV_OP_QP_DESTROY]	= { eng_op_qp_destroy, NEED_CTX },
+	[PV_OP_QP_DESTROY]	= { eng_op_qp_destroy_drain, NEED_CTX },
 	[PV_OP_SRQ_CREATE]	= { eng_op_srq_create, NEED_DEV },
 	[PV_OP_SRQ_MODIFY]	= { eng_op_srq_modify, NEED_DEV },
 	[PV_OP_SRQ_QUERY]	= { eng_op_srq_query, NEED_CTX },
 	[PV_OP_SRQ_DESTROY]	= { eng_op_srq_destroy, NEED_CTX },
 	[PV_OP_AH_CREATE]	= { eng_op_ah_create, NEED_DEV },
-	[PV_OP_AH_DESTROY]	= { eng_op_ah_destroy, NEED_CTX },
+	[PV_OP_AH_DESTROY]	= { eng_op_ah_destroy_drain, NEED_CTX },
+	[PV_OP_QP_MCAST_ATTACH]	= { eng_op_qp_mcast_attach, NEED_DEV },
+	[PV_OP_QP_MCAST_DETACH]	= { eng_op_qp_mcast_detach, NEED_CTX },
 	[PV_OP_CTX_MAP]		= { eng_op_ctx_map, NEED_DEV },
 	[PV_OP_QP_MAP]		= { eng_op_qp_map, NEED_DEV },
 	[PV_OP_CQ_MAP]		= { eng_op_cq_map, NEED_DEV },
@@ -94,6 +97,7 @@ static const struct {
 	[PV_OP_CM_ESTABLISH]	= { eng_op_cm_establish, NEED_NONE },
 	[PV_OP_CM_DISCONNECT]	= { eng_op_cm_disconnect, NEED_NONE },
 	[PV_OP_CM_OPTION]	= { eng_op_cm_option, NEED_NONE },
+	[PV_OP_CM_JOIN]		= { eng_op_cm_join, NEED_NONE },
 };
 
 /* Refuses to start over a live engine; removes a stale socket file. */

@@ -152,7 +152,14 @@
 	X(cm_wire_rx_refused)	\
 	X(cm_wire_rx_unmatched)	\
 	X(cm_wire_rx_dropped)	\
-	X(cm_wire_peer_full)
+	X(cm_wire_peer_full) \
+	X(mcast_attaches)		\
+	X(mcast_detaches)		\
+	X(mcast_refused)		\
+	X(mcast_sends)			\
+	X(mcast_delivered)		\
+	X(mcast_drops)			\
+	X(cm_mcast_joins)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,

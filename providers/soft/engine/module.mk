@@ -6,6 +6,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_admission.c \
 	providers/soft/engine/eng_caps.c \
 	providers/soft/engine/eng_cm_conn.c \
+	providers/soft/engine/eng_cm_mcast.c \
 	providers/soft/engine/eng_cm_core.c \
 	providers/soft/engine/eng_cm_id.c \
 	providers/soft/engine/eng_cm_wire.c \
@@ -43,6 +44,9 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_objects.c \
 	providers/soft/engine/eng_port.c \
 	providers/soft/engine/eng_qp.c \
+	providers/soft/engine/eng_mcast.c \
+	providers/soft/engine/eng_mcast_ops.c \
+	providers/soft/engine/eng_dp_drain.c \
 	providers/soft/engine/eng_qp_fsm.c \
 	providers/soft/engine/eng_qp_masks.c \
 	providers/soft/engine/eng_quota.c \
@@ -277,3 +281,5 @@ HEADERS_CHECK += providers/soft/engine/eng_cm.h providers/soft/engine/eng_cm_wir
 $(eval $(call unit_test,test_eng_cm,tests/unit/engine/test_eng_cm.c,$(ENG_DEPS),$(NETNS_LIBS)))
 # RC/UC on the wire: the packet rules (pure).
 $(eval $(call unit_test,test_eng_wire_rc,tests/unit/engine/test_eng_wire_rc.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_wire_rc_pkt.o eng_port.o) $(ENG_WIRE_OBJS),))
+HEADERS_CHECK += providers/soft/engine/eng_mcast.h
+$(eval $(call unit_test,test_eng_mcast,tests/unit/engine/test_eng_mcast.c,$(ENG_DEPS),$(NETNS_LIBS)))

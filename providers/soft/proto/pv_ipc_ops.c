@@ -45,6 +45,8 @@ static const struct op_desc ops[PV_OP_MAX + 1] = {
 	FIXED(SRQ_DESTROY, struct pv_ipc_handle),
 	FIXED(AH_CREATE, struct pv_ipc_ah_create),
 	FIXED(AH_DESTROY, struct pv_ipc_handle),
+	FIXED(QP_MCAST_ATTACH, struct pv_ipc_qp_mcast),
+	FIXED(QP_MCAST_DETACH, struct pv_ipc_qp_mcast),
 	EMPTY(CTX_MAP),
 	FIXED(QP_MAP, struct pv_ipc_handle),
 	FIXED(CQ_MAP, struct pv_ipc_handle),
@@ -70,6 +72,7 @@ static const struct op_desc ops[PV_OP_MAX + 1] = {
 	FIXED(CM_ESTABLISH, struct pv_ipc_cm_ref),
 	FIXED(CM_DISCONNECT, struct pv_ipc_cm_ref),
 	FIXED(CM_OPTION, struct pv_ipc_cm_ref),
+	FIXED(CM_JOIN, struct pv_ipc_cm_addr),
 };
 
 /* Every other op takes none: a client fd the engine did not ask for is

@@ -140,14 +140,22 @@ struct soft_vma {
 	uint64_t inode;
 	char perms[5];
 	char path[64];			/* truncated; enough to classify */
+	/* From /proc/self/smaps' VmFlags (the caller fills it for file
+	 * mappings only): none of hugetlb, VM_IO, PFN or mixed maps,
+	 * userfaultfd, grows-down.  A file mapping without it is refused. */
+	bool flags_ok;
 };
 
 /* Parses one line of /proc/self/maps; 0 or -EINVAL. */
 int soft_vma_parse(const char *line, struct soft_vma *v);
 
+/* True when a "VmFlags:" line of /proc/self/smaps names none of the
+ * mapping kinds whose pages we must not replace (soft_vma.flags_ok). */
+bool soft_vmflags_ok(const char *line);
+
 enum soft_span_kind {
 	SOFT_SPAN_FALLBACK = 0,		/* no fd: cannot be registered */
-	SOFT_SPAN_CONVERT,		/* anonymous private rw: to a memfd */
+	SOFT_SPAN_CONVERT,		/* private rw (anonymous or file): to a memfd */
 	SOFT_SPAN_SHARED,		/* already on one of our memfds */
 };
 

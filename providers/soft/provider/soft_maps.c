@@ -3,12 +3,19 @@
  * Reading /proc/self/maps and deciding how a registered span reaches the
  * engine (docs/ARCHITECTURE.md, "Memory").  Pure: the caller reads the file.
  *
- * Only anonymous private read-write memory is moved onto a memfd: it is
- * the one kind whose contents we can copy and whose addresses we can take
- * over without changing what the application sees.  File mappings keep
- * their file semantics, the stack grows, hugetlb pages and special
- * mappings ([vdso], [vvar]) are not ours to replace; none of them can be
- * registered (the engine reaches memory only through a memfd).
+ * Private read-write memory is moved onto a memfd: anonymous memory, and
+ * private writable file mappings (a program's .data, MAP_PRIVATE|PROT_WRITE
+ * file mappings).  A private mapping never writes back to its file, so
+ * replacing it with a copy of its current contents on a memfd changes
+ * nothing the application may rely on (POSIX leaves unspecified whether
+ * later writes to the file show through the untouched pages).  A .bss that
+ * continues in the anonymous mapping after .data is the same kind twice.
+ * Refused: shared file mappings (their writes must reach the file),
+ * read-only memory, the stack (it grows), hugetlb pages, device and
+ * special mappings ([vdso], [vvar], VM_IO/PFN maps) and userfaultfd
+ * ranges -- for file mappings told by smaps' VmFlags, which the caller
+ * reads (soft_vma.flags_ok); none of them can be registered (the engine
+ * reaches memory only through a memfd).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -46,10 +53,43 @@ int soft_vma_parse(const char *line, struct soft_vma *v)
 	return 0;
 }
 
+/* VmFlags two-letter codes (proc(5)) of mappings we must not replace:
+ * hugetlb, VM_IO, pure PFN, mixed map, grows down, userfaultfd
+ * missing/write-protect/minor tracking. */
+bool soft_vmflags_ok(const char *line)
+{
+	static const char *const bad[] = { "ht", "io", "pf", "mm", "gd",
+					   "um", "uw", "ui" };
+	const char *p;
+
+	if (strncmp(line, "VmFlags:", 8) != 0)
+		return false;
+	p = line + 8;
+	for (;;) {
+		size_t len;
+
+		p += strspn(p, " \t");
+		len = strcspn(p, " \t\n");
+		if (!len)
+			return true;
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+			if (len == 2 && memcmp(p, bad[i], 2) == 0)
+				return false;
+		p += len;
+	}
+}
+
 static bool vma_convertible(const struct soft_vma *v)
 {
-	if (strcmp(v->perms, "rw-p") != 0 || v->inode != 0)
+	if (strcmp(v->perms, "rw-p") != 0)
 		return false;
+	if (v->inode != 0)
+		/* A private file mapping; the path tells a few special
+		 * files apart before the flags do. */
+		return v->flags_ok && v->path[0] == '/' &&
+		       strncmp(v->path, "/anon_hugepage", 14) != 0 &&
+		       strncmp(v->path, "/dev/", 5) != 0 &&
+		       strncmp(v->path, "/SYSV", 5) != 0;
 	return v->path[0] == '\0' || strcmp(v->path, "[heap]") == 0 ||
 	       strncmp(v->path, "[anon:", 6) == 0;
 }

@@ -2,8 +2,9 @@
 /*
  * Registration shares the pages with the engine (docs/ARCHITECTURE.md, "Memory").
  *
- * A region lying in anonymous private read-write memory is moved onto a
- * memfd: the page-aligned span is copied into a new memfd, which is then
+ * A region lying in private read-write memory -- anonymous, or a private
+ * file mapping such as a program's .data and the .bss after it (which
+ * kinds: soft_maps.c) -- is moved onto a memfd: the page-aligned span is copied into a new memfd, which is then
  * mapped MAP_SHARED|MAP_FIXED over the very same addresses, so the
  * application's pointers and contents stay valid while the engine maps
  * the same pages from the fd that MR_REG passes.  The span is marked
@@ -14,7 +15,11 @@
  * thread writing to the span during ibv_reg_mr may lose that write (as
  * with rdma-core, registering memory others are writing is the app's
  * race); the pages stay memfd-backed after ibv_dereg_mr (harmless); the
- * unused tail of a rounded page is shared along with the region.
+ * unused tail of a rounded page is shared along with the region.  The
+ * copy reads the app's pages by pwrite(2) from them, so a private file
+ * mapping that runs past its file's end fails with EFAULT (the caller sees
+ * "moving the pages ... failed") instead of raising SIGBUS in the app, and
+ * nothing is remapped.
  *
  * Registry: converted spans, keyed by the memfd's inode.  A later MR in a
  * span already on one of our memfds reuses it (the mapping is re-checked
@@ -23,8 +28,9 @@
  *
  * The engine reaches memory only through a memfd (issue 8, finding 2:
  * reaching it by pid followed the pid, not the process), so a region we
- * cannot share -- a file mapping, the stack, hugetlb or special mappings,
- * read-only memory, a span partly converted already, an on-demand MR --
+ * cannot share -- a shared file mapping, the stack, hugetlb or special
+ * mappings, read-only memory, a span partly converted already, an
+ * on-demand MR -- 
  * cannot be registered: ibv_reg_mr fails with EOPNOTSUPP, and
  * PODVERBS_DEBUG=1 prints which kind it was.  PODVERBS_MR_SHARE=0 tells
  * the provider never to move an application's pages: only regions
@@ -73,6 +79,22 @@ static struct share_ent *reg_find(uint64_t inode)
 	return NULL;
 }
 
+static int vma_push(struct soft_vma **v, size_t *n, size_t *cap,
+		    const struct soft_vma *cur)
+{
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 8;
+		struct soft_vma *nv = realloc(*v, ncap * sizeof(**v));
+
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*cap = ncap;
+	}
+	(*v)[(*n)++] = *cur;
+	return 0;
+}
+
 /* Reads the VMAs overlapping [start, end) (sorted, as the kernel lists
  * them) and marks registry entries whose memfd is still mapped. */
 static int read_maps(uintptr_t start, uintptr_t end, struct soft_vma **ret_v,
@@ -81,6 +103,7 @@ static int read_maps(uintptr_t start, uintptr_t end, struct soft_vma **ret_v,
 	struct soft_vma *v = NULL, cur;
 	size_t n = 0, cap = 0, lcap = 0;
 	char *line = NULL;
+	int rc = 0;
 	FILE *f;
 
 	f = fopen("/proc/self/maps", "re");
@@ -88,7 +111,7 @@ static int read_maps(uintptr_t start, uintptr_t end, struct soft_vma **ret_v,
 		return -errno;
 	for (struct share_ent *e = reg_head; e; e = e->next)
 		e->seen = false;
-	while (getline(&line, &lcap, f) > 0) {
+	while (rc == 0 && getline(&line, &lcap, f) > 0) {
 		struct share_ent *e;
 
 		if (soft_vma_parse(line, &cur) < 0)
@@ -98,23 +121,14 @@ static int read_maps(uintptr_t start, uintptr_t end, struct soft_vma **ret_v,
 			e->seen = true;
 		if (cur.end <= start || cur.start >= end)
 			continue;
-		if (n == cap) {
-			struct soft_vma *nv;
-
-			cap = cap ? cap * 2 : 8;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				free(line);
-				fclose(f);
-				return -ENOMEM;
-			}
-			v = nv;
-		}
-		v[n++] = cur;
+		rc = vma_push(&v, &n, &cap, &cur);
 	}
 	free(line);
 	fclose(f);
+	if (rc < 0) {
+		free(v);
+		return rc;
+	}
 	*ret_v = v;
 	*ret_n = n;
 	return 0;
@@ -135,6 +149,55 @@ static void reg_prune(void)
 			pp = &e->next;
 		}
 	}
+}
+
+/* A span partly on one of our memfds and partly not (a registration cache
+ * widening a region: UCX; a static buffer starting in the page an earlier
+ * one converted) is refused rather than converted again: moving the whole
+ * span onto a new memfd would leave the earlier MRs' engine mappings on
+ * the old pages, silently stale, and one MR_REG carries one fd.  It needs
+ * MRs made of several (fd, offset, length) pieces.  Nor is a conversion
+ * widened to the whole .data/.bss ahead of time: the anonymous mapping
+ * after a file mapping need not be its .bss (any anonymous mmap the kernel
+ * placed there merges with it), and every converted page is MADV_DONTFORK,
+ * which must stay limited to what the application registered. */
+
+/* Fills flags_ok of the private file mappings among v[0..n) from
+ * /proc/self/smaps' VmFlags (maps does not show hugetlb or VM_IO). */
+static int read_flags(struct soft_vma *v, size_t n)
+{
+	struct soft_vma cur;
+	size_t lcap = 0, i = n;
+	char *line = NULL;
+	bool need = false;
+	FILE *f;
+
+	for (size_t k = 0; k < n; k++)
+		need |= v[k].inode != 0 && strcmp(v[k].perms, "rw-p") == 0;
+	if (!need)
+		return 0;
+	f = fopen("/proc/self/smaps", "re");
+	if (!f)
+		return -errno;
+	while (getline(&line, &lcap, f) > 0) {
+		if (strncmp(line, "VmFlags:", 8) == 0) {
+			if (i < n)
+				v[i].flags_ok = soft_vmflags_ok(line);
+			i = n;
+			continue;
+		}
+		if (soft_vma_parse(line, &cur) < 0)
+			continue;
+		/* A header line: is it one of ours (same start, same file)? */
+		i = n;
+		for (size_t k = 0; k < n; k++)
+			if (v[k].start == cur.start && v[k].end == cur.end &&
+			    v[k].inode == cur.inode)
+				i = k;
+	}
+	free(line);
+	fclose(f);
+	return 0;
 }
 
 /* Writes len bytes at src into fd from offset 0. */
@@ -216,9 +279,12 @@ void soft_mr_share_get(void *addr, size_t length, unsigned int access,
 	out->why = "cannot read /proc/self/maps";
 	if (read_maps(start, end, &v, &n) < 0)
 		goto out_unlock;
+	out->why = "cannot read /proc/self/smaps";
+	if (read_flags(v, n) < 0)
+		goto out_unlock;
 	switch (soft_span_classify(v, n, start, end, &ino, &off)) {
 	case SOFT_SPAN_CONVERT:
-		out->why = "PODVERBS_MR_SHARE=0: anonymous memory is not "
+		out->why = "PODVERBS_MR_SHARE=0: private memory is not "
 			   "moved onto a memfd";
 		if (!share_enabled())
 			break;
@@ -238,9 +304,9 @@ void soft_mr_share_get(void *addr, size_t length, unsigned int access,
 		}
 		break;
 	default:
-		out->why = "not private anonymous read-write memory (a file "
-			   "mapping, the stack, hugetlb, read-only, or partly "
-			   "registered already)";
+		out->why = "not private read-write memory (a shared file "
+			   "mapping, the stack, hugetlb, a device mapping, "
+			   "read-only, or partly registered already)";
 		break;
 	}
 	if (e) {

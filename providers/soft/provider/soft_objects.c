@@ -306,3 +306,29 @@ int soft_destroy_ah(struct pv_context *ctx, struct pv_ah *ah)
 {
 	return soft_destroy_handle(ctx, PV_OP_AH_DESTROY, ah->ibv.handle);
 }
+
+/* ibv_attach_mcast / ibv_detach_mcast: the engine keeps the group
+ * membership and checks it all (eng_mcast.h). */
+static int mcast_call(struct pv_context *ctx, uint16_t op, struct pv_qp *qp,
+		      const union ibv_gid *gid, uint16_t lid)
+{
+	struct soft_ctx *sc = soft_ctx_of(ctx);
+	struct pv_ipc_qp_mcast req = { .qp_handle = qp->handle, .lid = lid };
+
+	if (!gid)
+		return -EINVAL;
+	memcpy(req.gid, gid->raw, sizeof(req.gid));
+	return soft_call_fixed(&sc->conn, op, &req, sizeof(req), NULL, 0);
+}
+
+int soft_attach_mcast(struct pv_context *ctx, struct pv_qp *qp,
+		      const union ibv_gid *gid, uint16_t lid)
+{
+	return mcast_call(ctx, PV_OP_QP_MCAST_ATTACH, qp, gid, lid);
+}
+
+int soft_detach_mcast(struct pv_context *ctx, struct pv_qp *qp,
+		      const union ibv_gid *gid, uint16_t lid)
+{
+	return mcast_call(ctx, PV_OP_QP_MCAST_DETACH, qp, gid, lid);
+}

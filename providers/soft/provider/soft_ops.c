@@ -38,6 +38,8 @@ const struct pv_provider pv_soft_provider = {
 		.destroy_srq = soft_destroy_srq,
 		.create_ah = soft_create_ah,
 		.destroy_ah = soft_destroy_ah,
+		.attach_mcast = soft_attach_mcast,
+		.detach_mcast = soft_detach_mcast,
 		.read_async_event = soft_read_async_event,
 	},
 };

@@ -126,6 +126,10 @@ int soft_destroy_srq(struct pv_context *ctx, struct pv_srq *srq);
 int soft_create_ah(struct pv_context *ctx, struct pv_ah *ah,
 		   struct ibv_ah_attr *attr);
 int soft_destroy_ah(struct pv_context *ctx, struct pv_ah *ah);
+int soft_attach_mcast(struct pv_context *ctx, struct pv_qp *qp,
+		      const union ibv_gid *gid, uint16_t lid);
+int soft_detach_mcast(struct pv_context *ctx, struct pv_qp *qp,
+		      const union ibv_gid *gid, uint16_t lid);
 
 /* soft_qp.c */
 int soft_create_qp(struct pv_context *ctx, struct pv_qp *qp,

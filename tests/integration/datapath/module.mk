@@ -28,7 +28,8 @@ DPT_PROGS := \
 	dpt_flood \
 	dpt_chunk_mr \
 	dpt_order \
-	dpt_errno
+	dpt_errno \
+	dpt_mcast
 
 # $(call dpt_prog,NAME): $(DPT_DIR)/NAME from NAME.c and the harness.
 define dpt_prog

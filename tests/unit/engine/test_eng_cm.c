@@ -28,6 +28,7 @@
 #include "providers/soft/engine/eng.h"
 #include "providers/soft/engine/eng_cm.h"
 #include "providers/soft/engine/eng_log.h"
+#include "providers/soft/engine/eng_mcast.h"
 #include "providers/soft/engine/eng_loop.h"
 #include "providers/soft/engine/eng_stats.h"
 
@@ -488,10 +489,81 @@ static void test_event_queue(void **state)
 	assert_int_equal(eng_stats[ENG_STAT_cm_events_dropped], dropped);
 }
 
+/* Multicast: a UDP id resolved towards a group joins it; the event gives
+ * the group's RoCEv2 GID (the IPv4-mapped group address), QPN 0xFFFFFF
+ * and RDMA_UDP_QKEY.  Refused: a unicast group, a TCP id, an id with no
+ * device yet. */
+static void test_join_multicast(void **state)
+{
+	struct fx *f = *state;
+	uint32_t id = new_id(f, &f->a, PV_CM_PS_UDP);
+	uint32_t tcp = new_id(f, &f->a, PV_CM_PS_TCP);
+	uint32_t idle = new_id(f, &f->a, PV_CM_PS_UDP);
+	struct pv_ipc_cm_addr req = { .id = id, .src = ip("10.0.0.1", 0),
+				      .dst = ip("239.1.2.3", 0) };
+	struct pv_ipc_cm_bound rep;
+	struct pv_cm_event ev;
+
+	/* The group resolves on the source's own device. */
+	assert_int_equal(call(f, &f->a, PV_OP_CM_RESOLVE_ADDR, &req,
+			      sizeof(req), &rep, sizeof(rep)), 0);
+	expect_event(&f->a, PV_CM_EV_ADDR_RESOLVED, 0, NULL);
+	assert_int_equal(call(f, &f->a, PV_OP_CM_JOIN, &req, sizeof(req),
+			      NULL, 0), 0);
+	expect_event(&f->a, PV_CM_EV_MULTICAST_JOIN, 0, &ev);
+	assert_int_equal(ev.id, id);
+	assert_memory_equal(ev.dgid, req.dst.addr, 16);
+	assert_memory_equal(ev.dgid, "\0\0\0\0\0\0\0\0\0\0\xff\xff"
+			    "\xef\x01\x02\x03", 16);
+	assert_int_equal(ev.p.qp_num, 0xffffff);
+	assert_int_equal(ev.p.qkey, RDMA_UDP_QKEY);
+	assert_int_equal(PV_CM_EV_MULTICAST_JOIN, RDMA_CM_EVENT_MULTICAST_JOIN);
+	req.dst = ip("10.0.0.2", 0);
+	assert_int_equal(call(f, &f->a, PV_OP_CM_JOIN, &req, sizeof(req),
+			      NULL, 0), -EINVAL);
+	req.dst = ip("239.1.2.3", 0);
+	req.id = tcp;
+	assert_int_equal(call(f, &f->a, PV_OP_CM_JOIN, &req, sizeof(req),
+			      NULL, 0), -EINVAL);
+	req.id = idle;
+	assert_int_equal(call(f, &f->a, PV_OP_CM_JOIN, &req, sizeof(req),
+			      NULL, 0), -ENODEV);
+	/* Another connection's id is not found on this one. */
+	req.id = id;
+	assert_int_equal(call(f, &f->b, PV_OP_CM_JOIN, &req, sizeof(req),
+			      NULL, 0), -EINVAL);
+	assert_false(next_event(&f->a, &ev));
+}
+
+/* Group GIDs: IPv6 multicast, and RoCEv2's IPv4-mapped 224.0.0.0/4. */
+static void test_mcast_gid(void **state)
+{
+	uint8_t g[16] = { 0xff, 0x0e };
+	uint8_t v4[16] = { [10] = 0xff, [11] = 0xff, [12] = 224 };
+
+	(void)state;
+	assert_true(eng_mcast_gid_is_group(g));
+	assert_true(eng_mcast_gid_is_group(v4));
+	v4[12] = 239;
+	assert_true(eng_mcast_gid_is_group(v4));
+	v4[12] = 240;
+	assert_false(eng_mcast_gid_is_group(v4));
+	v4[12] = 10;
+	assert_false(eng_mcast_gid_is_group(v4));
+	v4[12] = 224;
+	v4[9] = 1;			/* not IPv4-mapped */
+	assert_false(eng_mcast_gid_is_group(v4));
+	g[0] = 0xfe;			/* link-local unicast */
+	assert_false(eng_mcast_gid_is_group(g));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_mcast_gid),
+		cmocka_unit_test_setup_teardown(test_join_multicast, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_bind_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_connect_accept_disconnect,
 						setup, teardown),

@@ -431,6 +431,20 @@ void test_eng_qp_fsm__cap_grant_examples(void **state)
 	assert_int_equal(c.max_recv_sge, 3);
 	assert_int_equal(c.max_inline_data, 100);
 
+	/* Inline up to the SGE room is granted (16-byte SGEs), capped by
+	 * the device; no send queue, no inline. */
+	c = (struct pv_ipc_qp_cap){ 1, 1, 1, 1, 0, 0 };
+	eng_qp_cap_grant(&c, &lim);
+	assert_int_equal(c.max_inline_data, 16);
+	c = (struct pv_ipc_qp_cap){ 1, 1, 8, 1, 0, 0 };
+	lim.max_inline_data = 100;
+	eng_qp_cap_grant(&c, &lim);
+	assert_int_equal(c.max_inline_data, 100);
+	lim.max_inline_data = cap_lim.max_inline_data;
+	c = (struct pv_ipc_qp_cap){ 0, 1, 4, 1, 0, 0 };
+	eng_qp_cap_grant(&c, &lim);
+	assert_int_equal(c.max_inline_data, 0);
+
 	c = (struct pv_ipc_qp_cap){ 1000, 1024, 1, 1, 0, 0 };
 	eng_qp_cap_grant(&c, &lim);
 	assert_int_equal(c.max_send_wr, 1024);

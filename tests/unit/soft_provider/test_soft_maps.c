@@ -87,6 +87,55 @@ static void test_soft_maps__other_kinds_fall_back(void **s)
 			 SOFT_SPAN_CONVERT);
 }
 
+static void test_soft_maps__vmflags_tell_special_mappings(void **s)
+{
+	assert_true(soft_vmflags_ok("VmFlags: rd wr mr mw me ac sd \n"));
+	assert_true(soft_vmflags_ok("VmFlags: rd wr mr mw me dw ac sd"));
+	assert_false(soft_vmflags_ok("VmFlags: rd wr mr mw me de ht sd\n"));
+	assert_false(soft_vmflags_ok("VmFlags: rd wr sh mr mw me io pf\n"));
+	assert_false(soft_vmflags_ok("VmFlags: rd wr mr mw me gd ac\n"));
+	assert_false(soft_vmflags_ok("VmFlags: rd wr mr mw me ac um\n"));
+	assert_false(soft_vmflags_ok("Rss:  4 kB\n"));
+}
+
+#define FVMA(s, e, p, ino, pth, ok) \
+	{ .start = (s), .end = (e), .perms = p, .inode = (ino), \
+	  .path = pth, .flags_ok = (ok) }
+
+/* A program's .data (private file mapping), the .bss after it in an
+ * anonymous mapping, then the heap: one span to convert.  What stays
+ * refused: shared or read-only file mappings, private hugetlb, device
+ * files, and a file mapping whose VmFlags were not read or are bad. */
+static void test_soft_maps__private_file_mappings_convert(void **s)
+{
+	const struct soft_vma v[] = {
+		FVMA(0x1000, 0x3000, "r--p", 31, "/usr/bin/rdma_server", true),
+		FVMA(0x3000, 0x4000, "rw-p", 31, "/usr/bin/rdma_server", true),
+		FVMA(0x4000, 0x6000, "rw-p", 0, "", false),
+		FVMA(0x6000, 0x8000, "rw-p", 0, "[heap]", false),
+		FVMA(0x8000, 0x9000, "rw-s", 32, "/tmp/shared-file", true),
+		FVMA(0x9000, 0xa000, "rw-p", 33, "/anon_hugepage (deleted)",
+		     true),
+		FVMA(0xa000, 0xb000, "rw-p", 34, "/dev/fb0", true),
+		FVMA(0xb000, 0xc000, "rw-p", 35, "/tmp/private-file", false),
+		FVMA(0xc000, 0xd000, "rw-p", 36, "/tmp/private-file", true),
+	};
+	uint64_t ino = 0, off = 0;
+
+	assert_int_equal(soft_span_classify(v, 9, 0x3000, 0x4000, &ino, &off),
+			 SOFT_SPAN_CONVERT);
+	assert_int_equal(soft_span_classify(v, 9, 0x3000, 0x8000, &ino, &off),
+			 SOFT_SPAN_CONVERT);
+	assert_int_equal(soft_span_classify(v, 9, 0xc000, 0xd000, &ino, &off),
+			 SOFT_SPAN_CONVERT);
+	/* .rodata before .data is read-only. */
+	assert_int_equal(soft_span_classify(v, 9, 0x2000, 0x4000, &ino, &off),
+			 SOFT_SPAN_FALLBACK);
+	for (uintptr_t a = 0x8000; a < 0xc000; a += 0x1000)
+		assert_int_equal(soft_span_classify(v, 9, a, a + 0x1000, &ino,
+						    &off), SOFT_SPAN_FALLBACK);
+}
+
 static void test_soft_maps__our_memfd_is_reused_with_offset(void **s)
 {
 	const struct soft_vma v[] = {
@@ -176,12 +225,119 @@ static void test_soft_maps__stack_and_disabled_fall_back(void **s)
 	free(h);
 }
 
+/* A temporary file of npages pages of 'f' bytes; its fd. */
+static int tmp_file(size_t npages)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	char tmpl[] = "/tmp/test_soft_maps.XXXXXX";
+	char *buf = malloc(pg);
+	int fd = mkstemp(tmpl);
+
+	assert_true(fd >= 0 && buf);
+	unlink(tmpl);
+	memset(buf, 'f', pg);
+	for (size_t i = 0; i < npages; i++)
+		assert_int_equal(write(fd, buf, pg), (ssize_t)pg);
+	free(buf);
+	return fd;
+}
+
+/* Live: a MAP_PRIVATE rw file mapping converts (contents kept, the file
+ * untouched by later writes); shared, read-only and past-EOF mappings,
+ * and private hugetlb, are refused without harm. */
+static void test_soft_maps__live_file_kinds(void **s)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	int fd = tmp_file(2);
+	struct soft_mr_share m;
+	char *p, buf[4];
+
+	p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	assert_true(p != MAP_FAILED);
+	p[0] = 'w';			/* one page COW'd, one still the file's */
+	soft_mr_share_get(p + 8, 2 * pg - 16, IBV_ACCESS_LOCAL_WRITE, &m);
+	assert_true(m.fd >= 0);
+	assert_int_equal(m.fd_offset, 8);
+	assert_int_equal(p[0], 'w');
+	assert_int_equal(p[pg + 5], 'f');
+	p[pg + 5] = 'x';
+	assert_int_equal(pread(m.fd, buf, 1, (off_t)pg + 5), 1);
+	assert_int_equal(buf[0], 'x');
+	assert_int_equal(pread(fd, buf, 1, (off_t)pg + 5), 1);
+	assert_int_equal(buf[0], 'f');	/* private: never written back */
+	soft_mr_share_put(m.ref);
+	munmap(p, 2 * pg);
+
+	p = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	assert_true(p != MAP_FAILED);
+	soft_mr_share_get(p, pg, 0, &m);
+	assert_int_equal(m.fd, -1);
+	munmap(p, pg);
+	p = mmap(NULL, pg, PROT_READ, MAP_PRIVATE, fd, 0);
+	assert_true(p != MAP_FAILED);
+	soft_mr_share_get(p, pg, 0, &m);
+	assert_int_equal(m.fd, -1);
+	munmap(p, pg);
+	/* Three pages over a two-page file: the copy faults (EFAULT, no
+	 * SIGBUS) and nothing is remapped. */
+	p = mmap(NULL, 3 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	assert_true(p != MAP_FAILED);
+	soft_mr_share_get(p, 3 * pg, 0, &m);
+	assert_int_equal(m.fd, -1);
+	assert_non_null(strstr(m.why, "failed"));
+	assert_int_equal(p[0], 'f');
+	munmap(p, 3 * pg);
+	close(fd);
+	/* Private hugetlb, where the machine has huge pages. */
+	p = mmap(NULL, 2 << 20, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (p != MAP_FAILED) {
+		p[0] = 1;
+		soft_mr_share_get(p, 4096, 0, &m);
+		assert_int_equal(m.fd, -1);
+		munmap(p, 2 << 20);
+	}
+}
+
+/* Live: this test program's own .data and .bss, as rdma_server's static
+ * buffers are (page aligned here, so that neither starts in a page the
+ * other's registration converted: that overlap is refused). */
+static char data_buf[3 * 65536] __attribute__((aligned(65536))) = "in .data";
+static char bss_buf[3 * 65536] __attribute__((aligned(65536)));
+
+static void test_soft_maps__live_static_buffers(void **s)
+{
+	struct soft_mr_share a, b;
+
+	strcpy(bss_buf + 70000, "in .bss");
+	soft_mr_share_get(data_buf, sizeof(data_buf), 0, &a);
+	assert_true(a.fd >= 0);
+	assert_string_equal(data_buf, "in .data");
+	soft_mr_share_get(bss_buf, sizeof(bss_buf), 0, &b);
+	assert_true(b.fd >= 0);
+	assert_string_equal(bss_buf + 70000, "in .bss");
+	bss_buf[70001] = 'N';
+	{
+		char c;
+
+		assert_int_equal(pread(b.fd, &c, 1, (off_t)b.fd_offset + 70001),
+				 1);
+		assert_int_equal(c, 'N');
+	}
+	soft_mr_share_put(a.ref);
+	soft_mr_share_put(b.ref);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_soft_maps__parses_anonymous_and_file_lines),
 		cmocka_unit_test(test_soft_maps__anonymous_span_converts),
 		cmocka_unit_test(test_soft_maps__other_kinds_fall_back),
+		cmocka_unit_test(test_soft_maps__vmflags_tell_special_mappings),
+		cmocka_unit_test(test_soft_maps__private_file_mappings_convert),
+		cmocka_unit_test(test_soft_maps__live_file_kinds),
+		cmocka_unit_test(test_soft_maps__live_static_buffers),
 		cmocka_unit_test(test_soft_maps__our_memfd_is_reused_with_offset),
 		cmocka_unit_test(test_soft_maps__live_conversion_keeps_contents),
 		cmocka_unit_test(test_soft_maps__stack_and_disabled_fall_back),
