@@ -27,6 +27,24 @@ static const uint8_t write_imm[] = {
 	0x11, 0x22, 0x33, 0x44,		/* ICRC (not checked here) */
 };
 
+/* Field by field: the structs have padding, which compilers (and the
+ * sanitizers' allocators) leave undefined. */
+static void assert_atmeth_equal(const struct eng_atmeth *a,
+				const struct eng_atmeth *b)
+{
+	assert_true(a->va == b->va);
+	assert_int_equal(a->rkey, b->rkey);
+	assert_true(a->swap_add == b->swap_add);
+	assert_true(a->compare == b->compare);
+}
+
+static void assert_aeth_equal(const struct eng_aeth *a,
+			      const struct eng_aeth *b)
+{
+	assert_int_equal(a->syndrome, b->syndrome);
+	assert_int_equal(a->msn, b->msn);
+}
+
 static void test_eng_wire_hdr__parses_a_handwritten_packet(void **state)
 {
 	struct eng_pkt p;
@@ -88,7 +106,7 @@ static void test_eng_wire_hdr__field_layouts(void **state)
 			    "\x01\x02\x03\x04\x05\x06\x07\x08"
 			    "\xf1\xf2\xf3\xf4\xf5\xf6\xf7\xf8", 28);
 	eng_atmeth_get(b, &a2);
-	assert_memory_equal(&a, &a2, sizeof(a));
+	assert_atmeth_equal(&a, &a2);
 
 	eng_deth_put(b, &d);
 	assert_memory_equal(b, "\x80\x01\x00\x00\x00\xcd\xef\x01", 8);
@@ -158,9 +176,9 @@ static void assert_hdrs_equal(const struct eng_pkt_hdrs *a,
 	if (mask & ENG_HDR_RETH)
 		assert_memory_equal(&a->reth, &b->reth, sizeof(a->reth));
 	if (mask & ENG_HDR_ATMETH)
-		assert_memory_equal(&a->atmeth, &b->atmeth, sizeof(a->atmeth));
+		assert_atmeth_equal(&a->atmeth, &b->atmeth);
 	if (mask & ENG_HDR_AETH)
-		assert_memory_equal(&a->aeth, &b->aeth, sizeof(a->aeth));
+		assert_aeth_equal(&a->aeth, &b->aeth);
 	if (mask & ENG_HDR_ATMACK)
 		assert_true(a->atmack_orig == b->atmack_orig);
 	if (mask & ENG_HDR_IMMDT)
