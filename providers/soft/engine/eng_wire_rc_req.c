@@ -354,6 +354,13 @@ void eng_wire_rc_timers(struct eng *e, struct eng_dp_qp *dq)
 		dq->timer_at = 0;
 		return;
 	}
+	if (dq->timer_kind == ENG_DP_TIMER_RETRY && w->probing) {
+		w->probing = false;
+		eng_stat_inc(wire_rc_probes);
+		eng_wire_rc_rewind(w, w->una);
+		dq->timer_at = eng_dp_now_ns() + w->probe_left;
+		return;
+	}
 	if (dq->timer_kind == ENG_DP_TIMER_RETRY)
 		eng_stat_inc(wire_rc_timeouts);
 	st = eng_comp_run(&c, ENG_COMP_EV_TIMER, NULL);
