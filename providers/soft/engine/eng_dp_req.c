@@ -29,6 +29,7 @@
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_port.h"
 #include "providers/soft/engine/eng_stats.h"
+#include "providers/soft/engine/eng_wire_rc.h"
 #include "providers/soft/engine/eng_wire_xport.h"
 #include "providers/soft/engine/eng_wr.h"
 
@@ -427,8 +428,9 @@ bool eng_dp_req_run(struct eng *e, struct eng_dp_qp *dq,
 		return false;	/* device deleted: nothing moves */
 	if (qp->state == IBV_QPS_ERR)
 		return eng_dp_flush(e, qp);
-	if (qp->state != IBV_QPS_RTS)
-		return false;
+	if (qp->state != IBV_QPS_RTS)	/* an RTR responder may still owe
+					 * READ responses on the wire */
+		return eng_wire_rc_resp_pump(e, dq);
 	/* Connected across the wire: the RC/UC transport's own requester
 	 * (its window, PSNs and timers; eng_wire_xport.h). */
 	if (qp->init.qp_type != IBV_QPT_UD &&

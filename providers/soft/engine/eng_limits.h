@@ -105,12 +105,18 @@
 	  "and counted (the transport retransmits)")			\
 	X(wire_rc_window, 32, 1, 128,					\
 	  "wire: send WQEs an RC/UC QP keeps outstanding")		\
-	X(wire_rc_flight_pkts, 256, 1, 65536,				\
+	X(wire_rc_flight_pkts, 128, 1, 65536,				\
 	  "wire: RC packets in flight (sent, unacknowledged) per QP")	\
 	X(wire_rc_ackreq_pkts, 64, 1, 65536,				\
 	  "wire: RC requester asks for an ACK at least every N packets") \
 	X(wire_rc_ack_pkts, 64, 1, 65536,				\
-	  "wire: RC responder ACKs at least every N packets")
+	  "wire: RC responder ACKs at least every N packets")		\
+	X(wire_rc_read_burst, 64, 1, 65536,				\
+	  "wire: RC READ response packets a QP sends per turn")		\
+	X(wire_rc_probe_us, 2000, 0, 1000000,				\
+	  "wire: RC requester resends from the oldest unacknowledged "	\
+	  "PSN once after this long without an ACK, before its "	\
+	  "transport timer (not a retry; 0: off)")
 
 struct eng_limits {
 #define ENG_LIMIT_FIELD(name, def, lo, hi, help) uint64_t name;

@@ -136,7 +136,8 @@
 	X(wire_rc_stale_resp)	\
 	X(wire_rc_tx_lost)	\
 	X(wire_rc_nomem)	\
-	X(wire_uc_dropped)
+	X(wire_uc_dropped)	\
+	X(wire_rc_probes)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,

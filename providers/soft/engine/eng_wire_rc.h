@@ -41,6 +41,13 @@ struct eng_rc_went {
 					 * fetch completes it at the head */
 };
 
+/* A READ being answered: response packets k..npsn-1 still to send. */
+struct eng_rc_rdq {
+	uint32_t psn, k, npsn;		/* the READ's first PSN, next, count */
+	uint64_t va;			/* of packet 0 */
+	uint32_t rkey, len;		/* len: from packet 0 */
+};
+
 /* The wire state of one RC/UC QP (allocated at its first wire use). */
 struct eng_wire_rc {
 	uint32_t cap;			/* window entries allocated */
@@ -55,12 +62,20 @@ struct eng_wire_rc {
 	uint32_t una;			/* oldest PSN not acknowledged */
 	uint32_t since_ackreq;		/* packets since the last AckReq */
 	uint32_t rd_out;		/* READ/atomics in the window */
+	bool probing;			/* the armed RETRY timer is the probe */
+	uint64_t probe_left;		/* ns of the full timeout after it */
+	bool gap_asked;			/* READ responses re-asked from */
+	uint32_t gap_psn;		/* this PSN, no progress since */
 	/* responder */
 	int req_prev;			/* last request opcode accepted */
 	struct eng_reth wr;		/* the WRITE in progress's RETH */
 	uint64_t msg_off;		/* bytes received of the message */
 	uint32_t unacked;		/* packets accepted, not ACKed */
 	bool uc_drop;			/* UC: discard until FIRST/ONLY */
+	/* READ responses queued, sent wire_rc_read_burst packets a turn
+	 * (a 2 GiB READ never floods the socket's queue at once) */
+	uint32_t rdq_head, rdq_n;
+	struct eng_rc_rdq rdq[ENG_RESP_RES_MAX];
 	struct eng_rc_went win[];	/* cap entries */
 };
 
@@ -110,5 +125,7 @@ void eng_wire_rc_arm(struct eng_dp_qp *dq);
 /* ---- eng_wire_rc_resp.c ---- */
 void eng_wire_rc_resp_rx(struct eng *e, struct eng_dev *d,
 			 struct eng_dp_qp *dq, const struct eng_pkt *pkt);
+/* Sends the next burst of queued READ responses; true if more wait. */
+bool eng_wire_rc_resp_pump(struct eng *e, struct eng_dp_qp *dq);
 
 #endif /* ENG_WIRE_RC_H */

@@ -64,28 +64,80 @@ static void send_aeth(struct eng *e, struct eng_dev *d, struct eng_dp_qp *dq,
 	dq->wrc->unacked = 0;
 }
 
-/* READ response packets k0.. of npsn for bytes data[0, len) (the part
- * from packet k0 on), first PSN psn. */
-static void send_read(struct eng *e, struct eng_dev *d, struct eng_dp_qp *dq,
-		      uint8_t *data, uint32_t len, uint32_t psn, uint32_t k0,
-		      uint32_t npsn)
+/* Queues READ response packets k.. of the READ at first PSN psn (npsn
+ * packets, len bytes from va at packet 0); a duplicate of one queued
+ * moves its cursor back instead.  A full queue drops it: the requester
+ * asks again. */
+static void read_queue(struct eng_wire_rc *w, uint32_t psn, uint32_t k,
+		       uint32_t npsn, uint64_t va, uint32_t rkey, uint32_t len)
 {
-	uint32_t mtu = dq->wrc->mtu, off = 0;
+	struct eng_rc_rdq *q;
 
-	for (uint32_t k = k0; k < npsn; k++) {
-		uint32_t n = len - off > mtu ? mtu : len - off;
-		struct eng_seg seg = { .ptr = data + off, .len = n };
+	for (uint32_t i = 0; i < w->rdq_n; i++) {
+		q = &w->rdq[(w->rdq_head + i) % ENG_RESP_RES_MAX];
+		if (q->psn == psn) {
+			if (k < q->k)
+				q->k = k;
+			return;
+		}
+	}
+	if (w->rdq_n == ENG_RESP_RES_MAX)
+		return;
+	q = &w->rdq[(w->rdq_head + w->rdq_n++) % ENG_RESP_RES_MAX];
+	*q = (struct eng_rc_rdq){ .psn = psn, .k = k, .npsn = npsn, .va = va,
+				  .rkey = rkey, .len = len };
+}
+
+/* Up to *budget packets of q; false when it is done or dropped. */
+static bool read_burst(struct eng *e, struct eng_dev *d, struct eng_dp_qp *dq,
+		       struct eng_rc_rdq *q, uint64_t *budget)
+{
+	uint32_t mtu = dq->wrc->mtu;
+	uint64_t off = (uint64_t)q->k * mtu;
+	uint32_t left = q->len > off ? (uint32_t)(q->len - off) : 0;
+	struct eng_dp_msg m = { .rkey = q->rkey };
+	struct eng_seg seg = { 0 };
+	struct eng_mr *mr;
+
+	if (left) {
+		/* Checked again each burst: the MR may be gone meanwhile. */
+		mr = eng_dp_rguard_mr(dq->qp, &m, q->va + off, left,
+				      IBV_ACCESS_REMOTE_READ);
+		if (!mr)
+			return false;
+		eng_dp_mr_seg(mr, q->va + off, left, &seg);
+	}
+	for (uint32_t o = 0; q->k < q->npsn && *budget; q->k++, (*budget)--) {
+		uint32_t n = left - o > mtu ? mtu : left - o;
+		struct eng_seg p = { .ptr = seg.ptr + o, .len = n };
 		struct eng_pkt_hdrs h;
 
-		hdr_init(dq, d, eng_rc_read_resp_opcode(k, npsn),
-			 eng_psn_add(psn, k - k0), &h);
+		hdr_init(dq, d, eng_rc_read_resp_opcode(q->k, q->npsn),
+			 eng_psn_add(q->psn, q->k), &h);
 		h.aeth = (struct eng_aeth){ .syndrome = eng_aeth_syn_ack(
 						    ENG_AETH_CREDITS_INVALID),
 					    .msn = dq->msn & ENG_DP_MSN_MASK };
-		tx(e, d, dq, &h, &seg, n ? 1 : 0, n);
-		off += n;
+		tx(e, d, dq, &h, &p, n ? 1 : 0, n);
+		o += n;
 	}
-	dq->wrc->unacked = 0;
+	return q->k < q->npsn;
+}
+
+bool eng_wire_rc_resp_pump(struct eng *e, struct eng_dp_qp *dq)
+{
+	struct eng_wire_rc *w = dq->wrc;
+	struct eng_dev *d = dq->qp->o.conn->dev;
+	uint64_t budget = eng_lim.wire_rc_read_burst;
+
+	while (w && d && w->rdq_n && budget) {
+		if (read_burst(e, d, dq, &w->rdq[w->rdq_head], &budget))
+			break;
+		w->rdq_head = (w->rdq_head + 1) % ENG_RESP_RES_MAX;
+		w->rdq_n--;
+	}
+	if (w)
+		w->unacked = 0;
+	return w && w->rdq_n;
 }
 
 static void send_atomic_ack(struct eng *e, struct eng_dev *d,
@@ -106,29 +158,18 @@ static void send_atomic_ack(struct eng *e, struct eng_dev *d,
 static void on_dup(struct eng *e, struct eng_dev *d, struct eng_dp_qp *dq,
 		   const struct eng_pkt *pkt)
 {
-	uint32_t psn = pkt->h.bth.psn, len;
+	uint32_t psn = pkt->h.bth.psn;
 	const struct eng_resp_res_ent *r = eng_resp_res_find(&dq->res, psn);
 	uint8_t op = pkt->h.bth.opcode;
-	struct eng_dp_msg m = { 0 };
-	struct eng_seg seg = { 0 };
-	struct eng_mr *mr;
-	uint64_t va;
 
 	eng_stat_inc(wire_rc_dup_reqs);
 	if (op == ENG_OP_RC_READ_REQ) {
-		if (!r || r->kind != ENG_RESP_RES_READ ||
-		    eng_resp_res_read_from(r, psn, dq->wrc->mtu, &va, &len) < 0)
+		if (!r || r->kind != ENG_RESP_RES_READ)
 			return;
-		if (len) {
-			m.rkey = r->rkey;
-			mr = eng_dp_rguard_mr(dq->qp, &m, va, len,
-					      IBV_ACCESS_REMOTE_READ);
-			if (!mr)
-				return;
-			eng_dp_mr_seg(mr, va, len, &seg);
-		}
-		send_read(e, d, dq, seg.ptr, len, psn,
-			  (uint32_t)eng_psn_diff(psn, r->first_psn), r->npsn);
+		read_queue(dq->wrc, r->first_psn,
+			   (uint32_t)eng_psn_diff(psn, r->first_psn), r->npsn,
+			   r->va, r->rkey, r->len);
+		eng_wire_rc_resp_pump(e, dq);
 	} else if (op == ENG_OP_RC_CMP_SWAP || op == ENG_OP_RC_FETCH_ADD) {
 		if (r && r->kind == ENG_RESP_RES_ATOMIC)
 			send_atomic_ack(e, d, dq, psn, r->orig);
@@ -214,7 +255,8 @@ static void answer(struct eng *e, struct eng_dev *d, struct eng_dp_qp *dq,
 		eng_resp_res_save_read(&dq->res, psn, npsn, m->rkey,
 				       m->remote_addr, m->len);
 		eng_psn_rx_advance(&dq->rpsn, npsn);
-		send_read(e, d, dq, (uint8_t *)r->data, r->len, psn, 0, npsn);
+		read_queue(w, psn, 0, npsn, m->remote_addr, m->rkey, m->len);
+		eng_wire_rc_resp_pump(e, dq);
 		break;
 	case ENG_DP_REPLY_ATOMIC_ACK:
 		eng_resp_res_save_atomic(&dq->res, psn, r->atomic_orig);
