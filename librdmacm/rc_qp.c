@@ -60,7 +60,12 @@ static void attr_rtr(struct rc_id *id, struct ibv_qp_attr *a, int *mask)
 	ah->grh.traffic_class = id->path.traffic_class;
 	a->path_mtu = (enum ibv_mtu)(id->path_mtu ? id->path_mtu : IBV_MTU_1024);
 	a->dest_qp_num = id->remote.qp_num;
-	a->rq_psn = id->remote.psn;
+	/* The kernel's RDMA CM (rdma_init_qp_attr): RTR's rq_psn is the id's
+	 * own starting PSN, the one its REQ or REP carried, and the QP sends
+	 * from the PSN the peer's message carried (attr_rts).  Kernel rxe
+	 * NAKs a first packet sent the other way round (PSN sequence error,
+	 * tests/vm/t_cm_interop.sh). */
+	a->rq_psn = id->local.psn;
 	a->max_dest_rd_atomic = id->resp_res;
 	a->min_rnr_timer = 0;	/* as the kernel's IB CM sets it */
 	*mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
@@ -70,7 +75,7 @@ static void attr_rtr(struct rc_id *id, struct ibv_qp_attr *a, int *mask)
 
 static void attr_rts(struct rc_id *id, struct ibv_qp_attr *a, int *mask)
 {
-	a->sq_psn = id->local.psn;
+	a->sq_psn = id->remote.psn;
 	*mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
 	if (id->pub.qp_type == IBV_QPT_UD)
 		return;

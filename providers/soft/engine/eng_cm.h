@@ -9,7 +9,7 @@
  * same fields and private data, so that the cross-node wire can carry the
  * same messages later.  The names here (eng_cmid_*, ENG_CMID_*, struct
  * eng_cm_chan) stay clear of the CM agent's (eng_cm_msg.h, eng_cm_sm.h:
- * struct eng_cm_msg, struct eng_cm_conn, enum eng_cm_state), which the
+ * struct eng_cmid_msg, struct eng_cm_conn, enum eng_cm_state), which the
  * wire will translate struct eng_cmid_msg to and from.
  *
  * Bounds: ids per connection ENG_CM_IDS_PER_CONN, per pod (netns)
@@ -87,6 +87,7 @@ struct eng_cm_id {
 	struct eng_cm_id *listener;	/* REQ_RCVD child: its listener */
 	struct eng_cm_id *peer;		/* the other end of a connection */
 	struct pv_cm_conn_param local, remote;
+	struct eng_cm_wconn *wire;	/* peer on another node (eng_cm_wire.h) */
 };
 
 /* Events the socket had no room for wait here, bounded (a client that
@@ -154,5 +155,10 @@ int eng_op_cm_establish(struct eng_req *r);
 int eng_op_cm_disconnect(struct eng_req *r);
 /* id is going away: its peer (or pending requester) is told. */
 void eng_cm_conn_abort(struct eng *e, struct eng_cm_id *id);
+
+/* id's destination is on the wire (dst_dev_id 0):
+ * its REQ goes out as a MAD; 0 or -errno. */
+int eng_cm_svc_wire_connect(struct eng *e, struct eng_cm_id *id,
+			    const struct eng_cmid_msg *m);
 
 #endif /* ENG_CM_H */

@@ -12,10 +12,12 @@
  * Private data is bounded by the kernel's limits (pv-soft-cm-abi.h) and
  * delivered zero-padded to them, as the kernel delivers it.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <string.h>
 
 #include "providers/soft/engine/eng_cm.h"
+#include "providers/soft/engine/eng_cm_wire.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
 #include "providers/soft/engine/eng_stats.h"
@@ -115,6 +117,8 @@ int eng_op_cm_connect(struct eng_req *r)
 	id->local = m.p;
 	id->state = ENG_CMID_REQ_SENT;
 	eng_stat_inc(cm_connects);
+	if (!id->dst_dev_id)	/* on the wire (eng_op_cm_resolve_addr) */
+		return eng_cm_svc_wire_connect(r->e, id, &m);
 	dd = eng_dev_by_id(r->e, id->dst_dev_id);
 	l = dd ? eng_cm_listener(r->e, &dd->ns, id->ps, &id->dst) : NULL;
 	if (!l) {
@@ -139,6 +143,74 @@ int eng_op_cm_connect(struct eng_req *r)
 	return 0;
 }
 
+/* Our end of id's connection, for the wire. */
+static void ep_of(const struct eng_cm_id *id, struct eng_cm_wire_ep *ep)
+{
+	memset(ep, 0, sizeof(*ep));
+	ep->dev_id = id->dev_id;
+	ep->ps = id->ps;
+	memcpy(ep->sgid, id->sgid, 16);
+	memcpy(ep->dgid, id->dgid, 16);
+	ep->sport = ntohs(id->src.port_be);
+	ep->dport = ntohs(id->dst.port_be);
+	ep->tos = id->tos;
+	ep->ack_timeout = id->ack_timeout;
+	ep->path_mtu = id->path_mtu;
+}
+
+int eng_cm_svc_wire_connect(struct eng *e, struct eng_cm_id *id,
+			    const struct eng_cmid_msg *m)
+{
+	struct eng_cm_wire_ep ep;
+	int ret;
+
+	ep_of(id, &ep);
+	ret = eng_cm_wire_connect(e, id, &ep, &m->p, m->pdata,
+				  m->p.pdata_len, &id->wire);
+	if (ret < 0) {
+		/* The table is full or the device went: the kernel would
+		 * fail rdma_connect; the id stays connectable. */
+		id->state = ENG_CMID_ROUTE;
+		eng_warn("cm wire: connect: %s", strerror(-ret));
+	}
+	return ret;
+}
+
+/* The passive side of a connection from another node: REP / SIDR_REP
+ * and REJ go out as MADs (eng_cm_wire.c). */
+static int wire_accept(struct eng_req *r, struct eng_cm_id *id)
+{
+	bool ud = id->ps == PV_CM_PS_UDP;
+	struct eng_cmid_msg m;
+	int ret;
+
+	ret = take_msg(r, ENG_CMID_MSG_REP, ud ? PV_CM_SIDR_REP_PDATA :
+		       PV_CM_REP_PDATA, &m);
+	if (ret < 0)
+		return ret;
+	leave_req_rcvd(id);
+	id->local = m.p;
+	id->state = ud ? ENG_CMID_ESTABLISHED : ENG_CMID_REP_SENT;
+	if (ud)
+		eng_stat_inc(cm_established);
+	return eng_cm_wire_accept(r->e, id->wire, &m.p, m.pdata,
+				  m.p.pdata_len);
+}
+
+static int wire_reject(struct eng_req *r, struct eng_cm_id *id)
+{
+	struct eng_cmid_msg m;
+	int ret;
+
+	ret = take_msg(r, ENG_CMID_MSG_REJ, PV_CM_REJ_PDATA, &m);
+	if (ret < 0)
+		return ret;
+	leave_req_rcvd(id);
+	id->state = ENG_CMID_DISCONNECTED;
+	eng_stat_inc(cm_rejects);
+	return eng_cm_wire_reject(r->e, id->wire, m.pdata, m.p.pdata_len);
+}
+
 int eng_op_cm_accept(struct eng_req *r)
 {
 	const struct pv_ipc_cm_conn *in = r->in;
@@ -150,6 +222,8 @@ int eng_op_cm_accept(struct eng_req *r)
 		return -EINVAL;
 	if (id->state != ENG_CMID_REQ_RCVD)
 		return eng_cm_bad(r, -EINVAL, "accept: no connect request");
+	if (id->wire)
+		return wire_accept(r, id);
 	a = id->peer;
 	if (!a)
 		return -ECONNRESET;	/* the requester went away */
@@ -186,6 +260,8 @@ int eng_op_cm_reject(struct eng_req *r)
 		return -EINVAL;
 	if (id->state != ENG_CMID_REQ_RCVD)
 		return eng_cm_bad(r, -EINVAL, "reject: no connect request");
+	if (id->wire)
+		return wire_reject(r, id);
 	ret = take_msg(r, ENG_CMID_MSG_REJ, PV_CM_REJ_PDATA, &m);
 	if (ret < 0)
 		return ret;
@@ -208,6 +284,11 @@ int eng_op_cm_establish(struct eng_req *r)
 		return -EINVAL;
 	if (id->state != ENG_CMID_REP_RCVD)
 		return eng_cm_bad(r, -EINVAL, "establish: no connect response");
+	if (id->wire) {
+		id->state = ENG_CMID_ESTABLISHED;
+		eng_stat_inc(cm_established);
+		return eng_cm_wire_establish(r->e, id->wire);
+	}
 	p = id->peer;
 	if (!p)
 		return -ECONNRESET;
@@ -234,6 +315,12 @@ int eng_op_cm_disconnect(struct eng_req *r)
 	id->state = ENG_CMID_DISCONNECTED;
 	eng_stat_inc(cm_disconnects);
 	eng_cm_event(id, PV_CM_EV_DISCONNECTED, 0, NULL);
+	if (id->wire) {
+		/* DREQ (or REJ mid-handshake) goes out; the DREP and the
+		 * timewait are the wire connection's, no longer the id's. */
+		eng_cm_wire_detach(r->e, id->wire);
+		id->wire = NULL;
+	}
 	if (p) {
 		p->state = ENG_CMID_DISCONNECTED;
 		eng_cm_event(p, PV_CM_EV_DISCONNECTED, 0, NULL);
@@ -250,6 +337,10 @@ void eng_cm_conn_abort(struct eng *e, struct eng_cm_id *id)
 {
 	struct eng_cm_id *p = id->peer;
 
+	if (id->wire) {
+		eng_cm_wire_detach(e, id->wire);
+		id->wire = NULL;
+	}
 	leave_req_rcvd(id);
 	unlink_peers(id);
 	if (!p)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "providers/soft/engine/eng_cm.h"
+#include "providers/soft/engine/eng_wire_xport.h"
 #include "providers/soft/engine/eng_csprng.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
@@ -247,7 +248,20 @@ int eng_op_cm_resolve_addr(struct eng_req *r)
 	dd = eng_cm_dev_any(r->e, in->dst.addr, &gi);
 	bound_reply(r, id);
 	if (!dd) {
-		eng_cm_event(id, PV_CM_EV_ADDR_ERROR, -EHOSTUNREACH, NULL);
+		/* On another node: the library's source choice says the
+		 * pod routes there through its interface; the wire must be
+		 * up on the source device for that family (the peer's GID
+		 * is its address, IPv4-mapped). */
+		struct eng_dev *sd = eng_dev_by_id(r->e, id->dev_id);
+
+		if (!sd || !eng_wire_route(r->e, sd, in->dst.addr)) {
+			eng_cm_event(id, PV_CM_EV_ADDR_ERROR, -EHOSTUNREACH,
+				     NULL);
+			return 0;
+		}
+		id->dst_dev_id = 0;
+		id->state = ENG_CMID_ADDR;
+		eng_cm_event(id, PV_CM_EV_ADDR_RESOLVED, 0, NULL);
 		return 0;
 	}
 	id->dst_dev_id = dd->id;
@@ -268,7 +282,7 @@ int eng_op_cm_resolve_route(struct eng_req *r)
 	if (id->state != ENG_CMID_ADDR && id->state != ENG_CMID_ROUTE)
 		return eng_cm_bad(r, -EINVAL, "resolve_route before addr");
 	s = eng_dev_by_id(r->e, id->dev_id);
-	d = eng_dev_by_id(r->e, id->dst_dev_id);
+	d = id->dst_dev_id ? eng_dev_by_id(r->e, id->dst_dev_id) : s;
 	if (!s || !d) {
 		eng_cm_event(id, PV_CM_EV_ROUTE_ERROR, -ENODEV, NULL);
 		return 0;

@@ -116,7 +116,13 @@
 	X(wire_rc_probe_us, 2000, 0, 1000000,				\
 	  "wire: RC requester resends from the oldest unacknowledged "	\
 	  "PSN once after this long without an ACK, before its "	\
-	  "transport timer (not a retry; 0: off)")
+	  "transport timer (not a retry; 0: off)")		\
+	X(cm_resp_timeout, 20, 0, 31,					\
+	  "CM on the wire: our CM response time, 4.096 us * 2^n "	\
+	  "(the kernel's 20 = 4.3 s; tests shorten it)")		\
+	X(cm_max_retries, 15, 0, 15,					\
+	  "CM on the wire: resends of a REQ/REP/DREQ before giving up "	\
+	  "(the kernel's 15)")
 
 struct eng_limits {
 #define ENG_LIMIT_FIELD(name, def, lo, hi, help) uint64_t name;

@@ -10,6 +10,7 @@
 
 #include "providers/soft/engine/eng.h"
 #include "providers/soft/engine/eng_cm.h"
+#include "providers/soft/engine/eng_cm_wire.h"
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_loop.h"
@@ -52,6 +53,7 @@ void eng_fini(struct eng *e)
 			eng_dev_remove(e, e->devs.slot[i]);
 	eng_idtab_fini(&e->devs);
 	eng_cm_fini(e);
+	eng_cm_wire_fini(e);
 	eng_dp_sched_fini(e);
 	eng_net_fini(e);
 	eng_unlisten(e);

@@ -137,7 +137,23 @@
 	X(wire_rc_tx_lost)	\
 	X(wire_rc_nomem)	\
 	X(wire_uc_dropped)	\
-	X(wire_rc_probes)
+	X(wire_rc_probes)		\
+	X(cm_wire_tx)	\
+	X(cm_wire_tx_errors)	\
+	X(cm_wire_resends)	\
+	X(cm_wire_unreachable)	\
+	X(cm_wire_conns_live)	\
+	X(cm_wire_table_full)	\
+	X(cm_wire_detached)	\
+	X(cm_wire_rx)	\
+	X(cm_wire_rx_bad)	\
+	X(cm_wire_rx_bad_req)	\
+	X(cm_wire_rx_get)	\
+	X(cm_wire_rx_req)	\
+	X(cm_wire_rx_refused)	\
+	X(cm_wire_rx_unmatched)	\
+	X(cm_wire_rx_dropped)	\
+	X(cm_wire_peer_full)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,

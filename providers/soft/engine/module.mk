@@ -8,6 +8,14 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_cm_conn.c \
 	providers/soft/engine/eng_cm_core.c \
 	providers/soft/engine/eng_cm_id.c \
+	providers/soft/engine/eng_cm_wire.c \
+	providers/soft/engine/eng_cm_wire_rx.c \
+	providers/soft/engine/eng_cm_wire_svc.c \
+	providers/soft/engine/eng_cm_mad.c \
+	providers/soft/engine/eng_cm_pdata.c \
+	providers/soft/engine/eng_cm_sm.c \
+	providers/soft/engine/eng_cm_sm_match.c \
+	providers/soft/engine/eng_cm_build.c \
 	providers/soft/engine/eng_cq.c \
 	providers/soft/engine/eng_ctx.c \
 	providers/soft/engine/eng_device.c \
@@ -233,8 +241,35 @@ $(eval $(call unit_test,test_eng_net,tests/unit/engine/test_eng_net.c,$(ENG_DEPS
 # A UDP 4791 blaster/counter (tests/integration/net_flood.sh, net_bench.sh).
 NET_BLAST := $(TESTDIR_B)/bin/net-blast
 $(NET_BLAST): $(call objs,tests/integration/net/net_blast.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_LDFLAGS) -o $@ $^
 
 ALL_TARGETS += $(NET_BLAST)
+# The CM agent's pure parts (issue 11): MAD codec, private data, state machines.
+HEADERS_CHECK += \
+	providers/soft/engine/eng_cm_msg.h
+HEADERS_CHECK += \
+	providers/soft/engine/eng_cm_mad.h
+ENG_CM_OBJS := $(call objs,providers/soft/engine/eng_cm_mad.c)
+$(eval $(call unit_test,test_eng_cm_mad,tests/unit/engine/test_eng_cm_mad.c,$(ENG_CM_OBJS),))
+HEADERS_CHECK += \
+	providers/soft/engine/eng_cm_pdata.h
+$(eval $(call unit_test,test_eng_cm_pdata,tests/unit/engine/test_eng_cm_pdata.c,$(call objs,providers/soft/engine/eng_cm_pdata.c),))
+HEADERS_CHECK += \
+	providers/soft/engine/eng_cm_sm.h
+ENG_CM_SM_OBJS := $(call objs,providers/soft/engine/eng_cm_sm.c providers/soft/engine/eng_cm_sm_match.c providers/soft/engine/eng_cm_build.c)
+$(eval $(call unit_test,test_eng_cm_sm,tests/unit/engine/test_eng_cm_sm.c,$(ENG_CM_SM_OBJS) $(ENG_CM_OBJS),))
+
+# Our CM MADs as files, for tshark's cross-check (tests/integration/cm_mad_tshark.sh).
+CM_MAD_VECTORS := $(TESTDIR_B)/bin/cm-mad-vectors
+$(CM_MAD_VECTORS): $(call objs,tests/integration/cm/cm_mad_vectors.c providers/soft/engine/eng_cm_mad.c providers/soft/engine/eng_cm_pdata.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_LDFLAGS) -o $@ $^
+
+ALL_TARGETS += $(CM_MAD_VECTORS)
+HEADERS_CHECK += \
+	providers/soft/engine/eng_cm_build.h
+$(eval $(call unit_test,test_eng_cm_build,tests/unit/engine/test_eng_cm_build.c,$(ENG_CM_SM_OBJS) $(ENG_CM_OBJS),))
 HEADERS_CHECK += providers/soft/engine/eng_cm.h
 $(eval $(call unit_test,test_eng_cm,tests/unit/engine/test_eng_cm.c,$(ENG_DEPS),$(NETNS_LIBS)))
 # RC/UC on the wire: the packet rules (pure).

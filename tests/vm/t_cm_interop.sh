@@ -1,0 +1,125 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# RDMA CM interop with the Linux kernel (issue 11 item 3): Debian's
+# unmodified rping between the kernel's RDMA CM over rxe in the VM and one
+# of our pods (our librdmacm, the engine's CM on QP1 of soft device
+# rdma0), the server on either side, data verified (-v).  The kernel must
+# accept our REQ and we its REQ; the capture on the node shows the
+# exchange both ways (tshark: REQ, REP, RTU, DREQ, DREP from each side).
+# Then perftest's ib_write_bw -R (connected through the CM), both ways.
+PV_ROOT=${PV_ROOT:-$(cd "$(dirname "$0")/../.." && pwd -P)}
+PV_BUILD=${PV_BUILD:-$PV_ROOT/build}
+. "$PV_ROOT/tests/vm/lib/vm.sh"
+need_cmd tshark tcpdump rping
+[ -e "$PV_BUILD/lib/librdmacm.so.1" ] || skip "librdmacm.so.1 not built"
+POD_IP=10.84.3.2
+N=20
+vm_test_init
+vm_rxe_up
+vm_run 60 'modprobe rdma_ucm && [ -e /dev/infiniband/rdma_cm ]' ||
+	fail "rdma_ucm in the VM"
+vm_pod_up pod "$POD_IP/24"
+
+pvstat() {
+	"$PV_BUILD/bin/pvctl" --admin-socket "$ENGINE_ADMIN_SOCK" stats |
+		awk -v n="$1" '$1 == n { print $2 }'
+}
+listened_since() { [ "$(pvstat cm_listens)" -gt "$1" ]; }
+
+cap=$VM_WORK/cm-interop-$$.pcap
+vm_capture_start "$cap" "udp port 4791"
+bad=0
+# 1. Server in the VM (kernel CM), client in our pod: the kernel accepts
+# our REQ.  rping -s listens on an RDMA CM port, not a TCP one: the
+# client retries until the kernel's listener is up.
+vm_start srv 90 "rping -s -a $VM_IP -C $N -v"
+ok=no
+for i in $(seq 20); do
+	vm_in_pod pod timeout 30 rping -c -a "$VM_IP" -C "$N" -v \
+		>"$TMP/vm-srv.client" 2>&1 && { ok=yes; break; }
+	sleep 0.5
+done
+vm_wait "$srv" >"$TMP/vm-srv.server" 2>&1
+src=$?
+n=$(grep -c '^ping data: rdma-ping-' "$TMP/vm-srv.client")
+if [ $ok = yes ] && [ $src = 0 ] && [ "$n" = "$N" ]; then
+	echo "ok rping: kernel CM server in the VM, our pod's client: $n pings verified"
+else
+	bad=1
+	echo "FAILED rping with the server in the VM: client $ok ($n pings), server rc $src"
+	cat "$TMP/vm-srv.client" "$TMP/vm-srv.server"
+fi
+
+# 2. Server in our pod, client in the VM: we accept the kernel's REQ.
+l0=$(pvstat cm_listens)
+vm_in_pod pod timeout 90 rping -s -a "$POD_IP" -C "$N" -v \
+	>"$TMP/pod-srv.server" 2>&1 &
+sp=$!
+wait_until 10 listened_since "$l0" || echo "our rping server did not listen"
+vm_run 60 "rping -c -a $POD_IP -C $N -v" >"$TMP/pod-srv.client" 2>&1
+crc=$?
+wait "$sp"
+src=$?
+n=$(grep -c '^ping data: rdma-ping-' "$TMP/pod-srv.client")
+if [ $crc = 0 ] && [ $src = 0 ] && [ "$n" = "$N" ]; then
+	echo "ok rping: our pod's server, kernel CM client in the VM: $n pings verified"
+else
+	bad=1
+	echo "FAILED rping with the server in our pod: client rc $crc ($n pings), server rc $src"
+	cat "$TMP/pod-srv.client" "$TMP/pod-srv.server"
+fi
+# 3. perftest through the CM (-R), server on either side.  With -R the
+# server listens on an RDMA CM port: the client retries until it is up.
+BW="ib_write_bw -R -n 200 -s 4096"
+if command -v ib_write_bw >/dev/null; then
+	vm_start bws 90 "$BW -d rxe0"
+	ok=no
+	for i in $(seq 20); do
+		vm_in_pod pod timeout 60 $BW -d rdma0 "$VM_IP" \
+			>"$TMP/bw-vm.client" 2>&1 && { ok=yes; break; }
+		sleep 0.5
+	done
+	vm_wait "$bws" >"$TMP/bw-vm.server" 2>&1
+	src=$?
+	bw=$(awk '$1 == 4096 && $2 == 200 { print $4 }' "$TMP/bw-vm.client")
+	if [ $ok = yes ] && [ $src = 0 ] && [ -n "$bw" ]; then
+		echo "ok ib_write_bw -R: kernel server in the VM, our client: $bw MB/s"
+	else
+		bad=1
+		echo "FAILED ib_write_bw -R with the server in the VM (client $ok, server rc $src)"
+		cat "$TMP/bw-vm.client" "$TMP/bw-vm.server"
+	fi
+	l0=$(pvstat cm_listens)
+	vm_in_pod pod timeout 90 $BW -d rdma0 >"$TMP/bw-pod.server" 2>&1 &
+	sp=$!
+	wait_until 10 listened_since "$l0" || echo "our ib_write_bw server did not listen"
+	vm_run 60 "$BW -d rxe0 $POD_IP" >"$TMP/bw-pod.client" 2>&1
+	crc=$?
+	wait "$sp"
+	src=$?
+	bw=$(awk '$1 == 4096 && $2 == 200 { print $4 }' "$TMP/bw-pod.client")
+	if [ $crc = 0 ] && [ $src = 0 ] && [ -n "$bw" ]; then
+		echo "ok ib_write_bw -R: our server, kernel client in the VM: $bw MB/s"
+	else
+		bad=1
+		echo "FAILED ib_write_bw -R with the server in our pod (client rc $crc, server rc $src)"
+		cat "$TMP/bw-pod.client" "$TMP/bw-pod.server"
+	fi
+fi
+sleep 0.5
+vm_capture_stop
+"$PV_BUILD/bin/pvctl" --admin-socket "$ENGINE_ADMIN_SOCK" stats |
+	grep -E '^cm_' | grep -v ' 0$' | tr '\n' ' '
+echo
+tshark -r "$cap" -Y 'infiniband.bth.destqp == 1' -T fields -e ip.src \
+	-e _ws.col.Info 2>/dev/null | sed 's/CM: //' | sort | uniq -c
+# Each side's engine/kernel sent each message at least once.
+for who in "$POD_IP" "$VM_IP"; do
+	for m in ConnectRequest ConnectReply ReadyToUse DisconnectRequest DisconnectReply; do
+		tshark -r "$cap" -Y "infiniband.bth.destqp == 1 && ip.src == $who" \
+			-T fields -e _ws.col.Info 2>/dev/null | grep -q "$m" ||
+			{ echo "capture: no $m from $who"; bad=1; }
+	done
+done
+[ "$bad" = 0 ] || fail "rping between the kernel's RDMA CM and our pod"
+echo "PASS: rping ($N pings verified) and ib_write_bw -R between the kernel RDMA CM and our pod, server on either side; REQ/REP/RTU/DREQ/DREP from both"
