@@ -137,6 +137,7 @@
 	X(wire_rc_tx_lost)	\
 	X(wire_rc_nomem)	\
 	X(wire_uc_dropped)	\
+	X(wire_rc_probes)		\
 	X(cm_wire_tx)	\
 	X(cm_wire_tx_errors)	\
 	X(cm_wire_resends)	\

@@ -62,6 +62,10 @@ struct eng_wire_rc {
 	uint32_t una;			/* oldest PSN not acknowledged */
 	uint32_t since_ackreq;		/* packets since the last AckReq */
 	uint32_t rd_out;		/* READ/atomics in the window */
+	bool probing;			/* the armed RETRY timer is the probe */
+	uint64_t probe_left;		/* ns of the full timeout after it */
+	bool gap_asked;			/* READ responses re-asked from */
+	uint32_t gap_psn;		/* this PSN, no progress since */
 	/* responder */
 	int req_prev;			/* last request opcode accepted */
 	struct eng_reth wr;		/* the WRITE in progress's RETH */

@@ -16,6 +16,7 @@
 #include "providers/soft/engine/eng_comp_sm.h"
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_dp_reply.h"
+#include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_stats.h"
 #include "providers/soft/engine/eng_wire_opcode.h"
 #include "providers/soft/engine/eng_wire_psn.h"
@@ -85,7 +86,16 @@ void eng_wire_rc_arm(struct eng_dp_qp *dq)
 	}
 	eng_comp_run(&c, ENG_COMP_EV_SENT, NULL);
 	dq->timer_kind = ENG_DP_TIMER_RETRY;
-	dq->timer_at = eng_dp_now_ns() + c.timer_ns;
+	/* A lost tail (the last packets, or their ACK) is seen by no NAK:
+	 * one early probe resends it long before the transport timeout
+	 * (IBA lets a requester retransmit any time, 9.7.6.1.3; the
+	 * responder re-ACKs duplicates). */
+	w->probing = eng_lim.wire_rc_probe_us &&
+		     eng_lim.wire_rc_probe_us * 1000 < c.timer_ns;
+	w->probe_left = w->probing ? c.timer_ns -
+				     eng_lim.wire_rc_probe_us * 1000 : 0;
+	dq->timer_at = eng_dp_now_ns() + (w->probing ?
+		       eng_lim.wire_rc_probe_us * 1000 : c.timer_ns);
 }
 
 static void una_to(struct eng_wire_rc *w, uint32_t psn)
@@ -117,8 +127,13 @@ static bool ack_upto(struct eng *e, struct eng_dp_qp *dq, uint32_t p)
 			break;
 		}
 		if (eng_wr_is_read(op) || eng_wr_is_atomic(op)) {
-			/* Acknowledged past without its response. */
-			eng_wire_rc_rewind(w, w->una);
+			/* Acknowledged past without its response: ask
+			 * again, once until something moves. */
+			if (!w->gap_asked || w->gap_psn != w->una) {
+				w->gap_asked = true;
+				w->gap_psn = w->una;
+				eng_wire_rc_rewind(w, w->una);
+			}
 			break;
 		}
 		una_to(w, eng_psn_add(last_psn(x), 1));
@@ -205,8 +220,15 @@ static void on_data(struct eng *e, struct eng_dp_qp *dq,
 	}
 	want = (uint32_t)(x->rd_done / w->mtu);
 	if (eng_psn_diff(psn, eng_psn_add(x->psn, want)) != 0) {
-		if (eng_psn_after(psn, eng_psn_add(x->psn, want)))
-			eng_wire_rc_rewind(w, eng_psn_add(x->psn, want));
+		/* A gap in the responses: ask again from it, once per gap
+		 * (every later response of the burst shows the same gap). */
+		if (eng_psn_after(psn, eng_psn_add(x->psn, want)) &&
+		    !(w->gap_asked &&
+		      w->gap_psn == eng_psn_add(x->psn, want))) {
+			w->gap_asked = true;
+			w->gap_psn = eng_psn_add(x->psn, want);
+			eng_wire_rc_rewind(w, w->gap_psn);
+		}
 		eng_stat_inc(wire_rc_stale_resp);
 		return;
 	}
@@ -273,6 +295,7 @@ void eng_wire_rc_comp_rx(struct eng *e, struct eng_dp_qp *dq,
 	if (dq->wrc != w)
 		return;		/* QP failed */
 	if (w->una != una0) {
+		w->gap_asked = false;
 		/* Progress: both retry budgets count consecutive failures. */
 		dq->retry_tries = 0;
 		if (dq->timer_kind != ENG_DP_TIMER_RNR)

@@ -56,6 +56,12 @@ struct eng_wire_rc *eng_wire_rc_get(struct eng_dp_qp *dq)
 	w->mtu = eng_rc_mtu(dq->qp->attr.path_mtu,
 			    dq->qp->o.conn->dev ?
 			    eng_net_path_mtu(dq->qp->o.conn->dev) : 0);
+	/* The responder's PSN state starts with the wire state: the rings
+	 * (dq) may have been mapped only after RTR (a QP that posted
+	 * nothing before connecting), when eng_dp_qp_modified() had no dq
+	 * to set them in.  Nothing else uses them before the wire does. */
+	eng_psn_rx_init(&dq->rpsn, dq->qp->attr.rq_psn);
+	eng_resp_res_init(&dq->res, dq->qp->attr.max_dest_rd_atomic);
 	dq->wrc = w;
 	return w;
 }
@@ -352,6 +358,13 @@ void eng_wire_rc_timers(struct eng *e, struct eng_dp_qp *dq)
 	if (!w || !w->n) {
 		dq->timer_kind = ENG_DP_TIMER_NONE;
 		dq->timer_at = 0;
+		return;
+	}
+	if (dq->timer_kind == ENG_DP_TIMER_RETRY && w->probing) {
+		w->probing = false;
+		eng_stat_inc(wire_rc_probes);
+		eng_wire_rc_rewind(w, w->una);
+		dq->timer_at = eng_dp_now_ns() + w->probe_left;
 		return;
 	}
 	if (dq->timer_kind == ENG_DP_TIMER_RETRY)

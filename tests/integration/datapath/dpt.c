@@ -225,12 +225,32 @@ struct ibv_mr *dpt_mr(struct dpt_side *s, void *buf, size_t len, int access)
 	return mr;
 }
 
+/* The PSN each QP told its peer (dpt_conn_fill), which the peer expects
+ * (its rq_psn) and so is the QP's sq_psn (dpt_connect): the wire checks
+ * PSNs, same-node never did. */
+static struct { uint32_t qpn, psn; } own_psn[256];
+
+static uint32_t own_psn_of(uint32_t qpn)
+{
+	for (size_t i = 0; i < sizeof(own_psn) / sizeof(own_psn[0]); i++)
+		if (own_psn[i].qpn == qpn)
+			return own_psn[i].psn;
+	return 0;
+}
+
 void dpt_conn_fill(struct dpt_side *s, struct dpt_conn *c,
 		   struct ibv_qp *qp, struct ibv_mr *mr)
 {
+	static size_t next;
+
 	memset(c, 0, sizeof(*c));
 	c->qpn = qp ? qp->qp_num : 0;
 	c->psn = (uint32_t)(lrand48() & 0xffffff);
+	if (qp) {
+		own_psn[next].qpn = qp->qp_num;
+		own_psn[next].psn = c->psn;
+		next = (next + 1) % (sizeof(own_psn) / sizeof(own_psn[0]));
+	}
 	c->gid = s->gid;
 	if (mr) {
 		c->addr = (uintptr_t)mr->addr;
@@ -284,7 +304,7 @@ void dpt_connect(struct ibv_qp *qp, struct dpt_side *s,
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
+	a.sq_psn = own_psn_of(qp->qp_num);
 	a.timeout = o->timeout ? o->timeout : 12;
 	a.retry_cnt = o->retry_cnt ? o->retry_cnt : 7;
 	a.rnr_retry = o->rnr_retry == 0xff ? 0 : o->rnr_retry ? o->rnr_retry : 7;
