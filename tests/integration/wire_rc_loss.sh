@@ -7,10 +7,10 @@
 # perftest's ib_write_bw and ib_read_bw, still pass: the requester goes
 # back N on a PSN sequence NAK or its transport timer, the responder
 # re-ACKs duplicates and re-serves READs.  The counters show it: node 1
-# retransmitted, node 2 NAK'd gaps and saw duplicates, and corrupted
-# packets are dropped (by the kernel's UDP checksum, or the ICRC).  Then the link is unplugged mid-run: the
-# requester gives up with IBV_WC_RETRY_EXC_ERR (status 12) after
-# retry_cnt retries instead of hanging.
+# retransmitted, node 2 NAK'd gaps and saw duplicates; corrupted packets
+# are dropped (by the kernel's UDP checksum, or the ICRC).  Then the link
+# is unplugged mid-run: the requester gives up with IBV_WC_RETRY_EXC_ERR
+# (status 12) after retry_cnt retries instead of hanging.
 PV_TOPO=cross
 export PV_TOPO
 . "$PV_ROOT/tests/lib/pods.sh"
