@@ -48,6 +48,7 @@ $(eval $(call fuzz_target,fuzz_cni_conf,$(FUZZ_CNI_SRCS),$(CNI_CJSON_LIBS)))
 $(eval $(call fuzz_target,fuzz_dp_config,device-plugin/dp_config.c,$(CNI_CJSON_LIBS)))
 $(eval $(call fuzz_target,fuzz_state,providers/soft/engine/eng_state_json.c,$(ENG_CJSON_LIBS)))
 $(eval $(call fuzz_target,fuzz_wire,providers/soft/engine/eng_wire_crc32.c providers/soft/engine/eng_wire_hdr.c providers/soft/engine/eng_wire_icrc.c providers/soft/engine/eng_wire_opcode.c,))
+$(eval $(call fuzz_target,fuzz_iphdr,providers/soft/engine/eng_wire_crc32.c providers/soft/engine/eng_wire_hdr.c providers/soft/engine/eng_wire_icrc.c providers/soft/engine/eng_wire_opcode.c providers/soft/engine/eng_wire_iphdr.c,))
 
 .PHONY: fuzz fuzz-build fuzz-smoke
 fuzz-build: $(FUZZ_BINS)

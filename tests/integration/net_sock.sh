@@ -67,5 +67,6 @@ pvctl dev del "$_id" >/dev/null || fail "dev del $_id"
 _ss=$(topo_exec a ss -Huan "sport = :4791")
 [ -z "$_ss" ] || fail "UDP 4791 still bound in pod a after dev del: $_ss"
 echo "pod a after dev del: no UDP 4791 socket"
+echo "engine: $(grep -c "UDP 4791 bound" "$ENGINE_LOG") binds; $(grep "UDP 4791 bound" "$ENGINE_LOG" | sed "s/.*namespace in //" | tr "\n" " ")"
 pid_alive "$ENGINE_PID" || fail "engine died"
 pairs_done

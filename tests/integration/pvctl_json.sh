@@ -57,7 +57,11 @@ parses "$TMP/list.json"
 check "$TMP/list.json" 'type(j) is list and len(j) == 2'
 check "$TMP/list.json" 'all(set(d) == {"id", "name", "ifname", "netns",
 	"netns_dev", "netns_ino", "port_state", "mtu", "active_mtu", "pkey",
-	"clients", "gid_conflicts", "node_guid", "gids"} for d in j)'
+	"clients", "gid_conflicts", "wire_ipv4", "wire_ipv6", "node_guid",
+	"gids"} for d in j)'
+check "$TMP/list.json" 'all(d[k] in ("bound", "failed", "none") for d in j
+	for k in ("wire_ipv4", "wire_ipv6"))'
+check "$TMP/list.json" 'all(d["wire_ipv4"] == "bound" for d in j)'
 check "$TMP/list.json" 'all(type(d[k]) is int for d in j for k in ("id",
 	"netns_dev", "netns_ino", "mtu", "active_mtu", "pkey", "clients",
 	"gid_conflicts"))'

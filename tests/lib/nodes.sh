@@ -41,6 +41,12 @@ command -v topo_init >/dev/null 2>&1 || . "$PV_ROOT/tests/lib/topo.sh"
 
 PV_LIB=${PV_LIB:-$PV_BUILD/lib}
 NODES_N=0
+# Programs started in the background (engines, pv-impair, tcpdump) get
+# SIGTERM when the test shell dies, even by SIGKILL, when its EXIT trap
+# cannot stop them (prctl PR_SET_PDEATHSIG, kept across exec).
+NODES_PDEATH=
+setpriv --help 2>/dev/null | grep -q -- --pdeathsig &&
+	NODES_PDEATH="setpriv --pdeathsig TERM"
 NODES_DEV=${NODES_DEV:-rdma0}
 
 # nodes_dir: where the per-node state lives (pod -> node, engine pids).
@@ -159,8 +165,9 @@ node_engine_start() {
 	[ -x "$PV_BUILD/bin/podverbsd" ] || skip "podverbsd not built"
 	[ -x "$PV_BUILD/bin/pvctl" ] || skip "pvctl not built"
 	mkdir -p "$TOPO_TMP/n$_ne_k"
-	# ip netns exec execs podverbsd: $! is the engine itself.
-	ip netns exec "$(topo_name "n$_ne_k")" "$PV_BUILD/bin/podverbsd" \
+	# ip netns exec (and setpriv) exec podverbsd: $! is the engine itself.
+	ip netns exec "$(topo_name "n$_ne_k")" $NODES_PDEATH \
+		"$PV_BUILD/bin/podverbsd" \
 		--socket "$(node_engine_sock "$_ne_k")" \
 		--admin-socket "$(node_engine_admin "$_ne_k")" \
 		--foreground "$@" >"$(node_engine_log "$_ne_k")" 2>&1 &
@@ -277,7 +284,8 @@ wire_impair() {
 	# $! must be the program itself (signalled by pid).
 	# Niced up: a wire does not queue behind the tests' own programs for
 	# the CPU (WIRE_NICE, default -10).
-	ip netns exec "$(topo_name wire)" nice -n "${WIRE_NICE:--10}" \
+	ip netns exec "$(topo_name wire)" $NODES_PDEATH \
+		nice -n "${WIRE_NICE:--10}" \
 		"$_wi_bin" --seed "${WIRE_SEED:-1}" \
 		--stats "$WIRE_STATS" n1 n2 "$@" \
 		>"$(nodes_dir)/impair.log" 2>&1 &
@@ -320,9 +328,10 @@ wire_capture() {
 		need_cmd tcpdump
 		rm -f "$(nodes_dir)/tcpdump.log"
 		# --immediate-mode: each packet is written as it comes, none
-		# waits in libpcap's buffer when tcpdump is stopped.
-		ip netns exec "$(topo_name wire)" tcpdump \
-			-i "${WIRE_CAPTURE_IF:-n1}" --immediate-mode -U -n -s 0 \
+		# waits in libpcap's buffer when tcpdump is stopped; -Z root:
+		# no change of user, which would clear the parent-death signal.
+		ip netns exec "$(topo_name wire)" $NODES_PDEATH tcpdump \
+			-i "${WIRE_CAPTURE_IF:-n1}" --immediate-mode -U -n -s 0 -Z root \
 			-w "$2" ${3:+"$3"} >"$(nodes_dir)/tcpdump.log" 2>&1 &
 		echo $! >"$(nodes_dir)/tcpdump.pid"
 		topo_track_pid $!

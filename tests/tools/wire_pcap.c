@@ -122,7 +122,8 @@ static int write_frame(FILE *out, const struct eng_pkt_hdrs *h, bool v6,
 		return -EINVAL;
 	off = ipend + 8;
 	memcpy(f + off, hdr, (size_t)hl);
-	memcpy(f + off + hl, payload, paylen);
+	if (paylen)
+		memcpy(f + off + hl, payload, paylen);
 	eng_wire_trailer(paylen, icrc, f + off + hl + paylen);
 	len = ipend + ulen;
 	frames++;

@@ -26,7 +26,14 @@ stat() {
 }
 
 cap=$VM_WORK/ud-interop-$$.pcap
-vm_capture_start "$cap" "udp port 4791"
+# tcpdump itself in the background (vm_capture_start's $! is the
+# subshell of a function: stopping it leaves tcpdump running).
+ip netns exec "$VM_NS" tcpdump -i "$VM_TAP" -nn -U -s 0 -w "$cap" \
+	udp port 4791 >"$cap.log" 2>&1 &
+CAP=$!
+topo_track_pid "$CAP"
+wait_until 10 grep -q 'listening on' "$cap.log" ||
+	fail "tcpdump did not start: $(cat "$cap.log")"
 b_rec=$(stat wire_rx_ipid_recovered)
 VM_PAIR_POD_IP=$POD_IP
 bad=0
@@ -45,7 +52,7 @@ for where in vm pod; do
 	fi
 done
 sleep 0.5
-vm_capture_stop
+stop_pid "$CAP"
 vm_run 20 'cd /sys/class/infiniband/rxe0/ports/1/hw_counters && grep -H . * | grep -v ":0$"' || true
 "$PV_BUILD/bin/pvctl" --admin-socket "$ENGINE_ADMIN_SOCK" stats | grep -E '^wire_' | grep -v ' 0$'
 [ "$bad" = 0 ] || fail "ibv_ud_pingpong between kernel rxe and our pod"

@@ -17,6 +17,13 @@
  * share its port), the engine never blocks on it, and the receive stage
  * (eng_net_rx's owner) checks a packet's addresses and QP against the
  * device's GIDs and the QP's address vector as rxe does.
+ *
+ * What the socket does not show: the IP header itself.  Its addresses,
+ * TOS and TTL come as the sockaddr and cmsgs below; the IPv4
+ * Identification, which the ICRC covers, the receive stage recovers from
+ * the ICRC (eng_wire_iphdr.h; a raw or packet socket would show it but
+ * needs CAP_NET_RAW, and copies every UDP packet of the pod).  Sends set
+ * DF, so Linux gives them ID 0 and the sender knows its own header.
  */
 #ifndef ENG_NET_H
 #define ENG_NET_H

@@ -149,7 +149,11 @@ static uint32_t deliver(struct eng *e, struct eng_net_sock *s,
 	 * (eng_net_path_mtu, from the leaf eng_port.c). */
 	max_len = eng_port_mtu_bytes(eng_port_ib_mtu(s->dev->netdev_mtu) ?: 1) +
 		  ENG_ROCE_OVERHEAD;
+	/* The kernel coalesces at most 64 segments (UDP_GRO_CNT_MAX); a
+	 * train claiming more is cut there and its rest counted. */
 	n = eng_net_gro_split(mm->msg_len, seg, off, plen, 64);
+	if (n && off[n - 1] + plen[n - 1] < mm->msg_len)
+		eng_stat_inc(net_rx_oversized);
 	for (uint32_t i = 0; i < n; i++) {
 		p.data = data + off[i];
 		p.len = plen[i];

@@ -238,7 +238,11 @@ static inline uint8_t eng_wire_pad(uint32_t paylen)
  * -EMSGSIZE (shorter than the opcode's headers + pad + ICRC), -EPROTO
  * (TVer not 0, an opcode we do not know, a reserved AETH syndrome) or
  * -EINVAL (a pad on an opcode without payload or on a FIRST/MIDDLE, or
- * payload + pad not a multiple of 4).  The ICRC is not checked here.
+ * payload + pad not a multiple of 4).  The ICRC is not checked here
+ * (eng_icrc_verify() needs the IP and UDP headers), nor anything that
+ * needs the QP: that a FIRST or MIDDLE carries exactly the path MTU and
+ * a LAST or ONLY at most that, the PSN, the P_Key, the sequence
+ * (eng_wire_op_seq_ok()).
  */
 int eng_wire_parse(const uint8_t *bth, size_t len, struct eng_pkt *out);
 

@@ -62,7 +62,8 @@ int eng_icrc_compute(const uint8_t *ip, size_t iplen, const uint8_t *udp,
 
 		if (take > ENG_BTH_LEN - have)
 			take = ENG_BTH_LEN - have;
-		memcpy(bth + have, iov[i].iov_base, take);
+		if (take)	/* an empty iovec may have no base */
+			memcpy(bth + have, iov[i].iov_base, take);
 		have += take;
 	}
 	if (have < ENG_BTH_LEN)
@@ -77,7 +78,8 @@ int eng_icrc_compute(const uint8_t *ip, size_t iplen, const uint8_t *udp,
 		size_t l = iov[i].iov_len, s = skip < l ? skip : l;
 
 		skip -= s;
-		c = eng_crc32_update(c, p + s, l - s);
+		if (l > s)
+			c = eng_crc32_update(c, p + s, l - s);
 	}
 	*ret_icrc = ~c;
 	return 0;

@@ -27,6 +27,9 @@
 #include "providers/soft/engine/eng_wire_xport.h"
 #include "providers/soft/engine/eng_wr.h"
 
+/* The largest UD payload: the largest path MTU (IBA 4096). */
+static uint8_t ud_bounce[4096];
+
 int eng_wire_ud_send(struct eng *e, struct eng_dp_qp *dq,
 		     const struct eng_dp_msg *m, uint32_t dqpn,
 		     uint32_t qkey)
@@ -50,10 +53,25 @@ int eng_wire_ud_send(struct eng *e, struct eng_dp_qp *dq,
 	struct eng_wire_dst dst = { .tos = m->traffic_class };
 	int ret;
 
+	const struct eng_seg *segs = m->segs;
+	uint32_t nsegs = m->nsegs;
+	struct eng_seg one;
+	bool bounced = false;
+
 	memcpy(dst.dgid, m->dgid, 16);
 	/* IBA 9.8.4: a UD QP's PSN advances per packet sent. */
 	qp->attr.sq_psn = (qp->attr.sq_psn + 1) & ENG_PSN_MASK;
-	ret = eng_wire_tx(e, d, &dst, &h, m->segs, m->nsegs, m->len);
+	/* More segments than a queued packet holds (max_sge goes to 32):
+	 * gathered into the engine's one bounce buffer, sent at once. */
+	if (nsegs > ENG_NET_IOV_MAX && m->len <= sizeof(ud_bounce)) {
+		one = (struct eng_seg){ .ptr = ud_bounce, .len = m->len };
+		if (eng_dp_copy(&one, 1, segs, nsegs, m->len) == 0) {
+			segs = &one;
+			nsegs = 1;
+			bounced = true;
+		}
+	}
+	ret = eng_wire_tx(e, d, &dst, &h, segs, nsegs, m->len);
 	if (ret == -EMSGSIZE)
 		return IBV_WC_LOC_LEN_ERR;
 	if (ret < 0) {
@@ -65,7 +83,7 @@ int eng_wire_ud_send(struct eng *e, struct eng_dp_qp *dq,
 	 * sees the completion it may reuse the buffer, and inline bytes
 	 * live in dq->cur, which the next WQE overwrites.  Send now what is
 	 * queued, and drop what the socket could not take. */
-	if ((m->send_flags & (IBV_SEND_SIGNALED | IBV_SEND_INLINE)) ||
+	if (bounced || (m->send_flags & (IBV_SEND_SIGNALED | IBV_SEND_INLINE)) ||
 	    qp->init.sq_sig_all) {
 		eng_net_flush(e);
 		eng_net_tx_purge(e, d);

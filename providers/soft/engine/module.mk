@@ -210,6 +210,7 @@ $(eval $(call unit_test,test_eng_wire_hdr,tests/unit/engine/test_eng_wire_hdr.c,
 $(eval $(call unit_test,test_eng_wire_opcode,tests/unit/engine/test_eng_wire_opcode.c,$(ENG_WIRE_OBJS),))
 $(eval $(call unit_test,test_eng_wire_icrc,tests/unit/engine/test_eng_wire_icrc.c,$(ENG_WIRE_OBJS),))
 $(eval $(call unit_test,test_eng_wire_iphdr,tests/unit/engine/test_eng_wire_iphdr.c,$(ENG_WIRE_IP_OBJS),))
+$(eval $(call unit_test,test_eng_recv,tests/unit/engine/test_eng_recv.c,$(ENG_DEPS),$(NETNS_LIBS)))
 $(eval $(call unit_test,test_eng_wire_psn,tests/unit/engine/test_eng_wire_psn.c,,))
 
 # The scapy/tshark cross-check's packet writer (tests/abi/wire_scapy.sh).

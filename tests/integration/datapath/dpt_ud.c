@@ -4,7 +4,9 @@
  * GRH at the start of the receive buffer (for IPv4-mapped GIDs, as RoCEv2
  * NICs do, an IPv4 header in bytes 20..39 with the peer's and our
  * address), src_qp, a wrong Q_Key silently dropped, a reply through
- * ibv_create_ah_from_wc, and a message larger than the path MTU refused.
+ * ibv_create_ah_from_wc, a datagram gathered from 12 SGEs (more than a
+ * wire packet's iovecs: the engine gathers it), and a message larger than
+ * the path MTU refused.
  */
 #include "dpt.h"
 
@@ -14,6 +16,8 @@
 
 #define QKEY 0x11111111u
 #define SLOT 2048		/* bytes per receive buffer */
+#define NSGE 12			/* the gathered datagram's SGEs */
+#define PIECE 40		/* bytes per SGE */
 
 struct ends {
 	struct ibv_cq *cq;
@@ -26,9 +30,11 @@ struct ends {
 static void setup(struct dpt_side *s, struct ends *e)
 {
 	struct dpt_conn me;
+	struct ibv_qp_cap cap = { .max_send_wr = 64, .max_recv_wr = 64,
+				  .max_send_sge = NSGE, .max_recv_sge = 4 };
 
 	e->cq = dpt_cq(s, 64, NULL);
-	e->qp = dpt_qp(s, IBV_QPT_UD, e->cq, NULL, NULL, 1);
+	e->qp = dpt_qp(s, IBV_QPT_UD, e->cq, NULL, &cap, 1);
 	e->buf = dpt_buf(16 * SLOT);
 	e->mr = dpt_mr(s, e->buf, 16 * SLOT, IBV_ACCESS_LOCAL_WRITE);
 	dpt_ud_ready(e->qp, QKEY);
@@ -112,6 +118,24 @@ static int side_a(struct dpt_side *s)
 	ud_send(&e, ah, 3, 2 * SLOT, 200, 0x22222222u, 0); /* wrong Q_Key */
 	dpt_fill(e.buf + 3 * SLOT, 300, 4);
 	ud_send(&e, ah, 4, 3 * SLOT, 300, QKEY, 0);
+	dpt_fill(e.buf + 4 * SLOT, NSGE * PIECE, 6);
+	{
+		struct ibv_sge sg[NSGE];
+		struct ibv_send_wr wr = {
+			.wr_id = 6, .sg_list = sg, .num_sge = NSGE,
+			.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+		};
+
+		for (int i = 0; i < NSGE; i++)
+			sg[i] = (struct ibv_sge){
+				(uintptr_t)e.buf + 4 * SLOT + i * PIECE, PIECE,
+				e.mr->lkey };
+		wr.wr.ud.ah = ah;
+		wr.wr.ud.remote_qpn = e.peer.qpn;
+		wr.wr.ud.remote_qkey = QKEY;
+		dpt_post_send(e.qp, &wr);
+		dpt_wc(e.cq, &wc, IBV_WC_SUCCESS, IBV_WC_SEND, "UD send, 12 SGEs");
+	}
 	dpt_sync(s);			/* B checks, then replies */
 
 	dpt_wc(e.cq, &wc, IBV_WC_SUCCESS, IBV_WC_RECV, "reply from B");
@@ -141,7 +165,8 @@ static int side_a(struct dpt_side *s)
 	}
 	dpt_sync(s);			/* B saw nothing more */
 	dpt_log(s, "UD SEND/SEND_WITH_IMM, GRH, src_qp, Q_Key drop, reply via "
-		"ibv_create_ah_from_wc, > MTU (%u) refused: ok", mtu);
+		"ibv_create_ah_from_wc, %d SGEs gathered, > MTU (%u) refused: ok",
+		NSGE, mtu);
 	return 0;
 }
 
@@ -156,7 +181,7 @@ static int side_b(struct dpt_side *s)
 		dpt_post_recv(e.qp, (uint64_t)i, e.buf + i * SLOT, SLOT,
 			      e.mr->lkey);
 	dpt_sync(s);
-	dpt_sync(s);			/* A sent 4 (one with a wrong Q_Key) */
+	dpt_sync(s);			/* A sent 5 (one with a wrong Q_Key) */
 
 	dpt_wc(e.cq, &wc, IBV_WC_SUCCESS, IBV_WC_RECV, "UD recv 1");
 	check_recv(&e, &wc, 512, 1, &e.peer.gid, &s->gid);
@@ -170,7 +195,9 @@ static int side_b(struct dpt_side *s)
 	dpt_wc(e.cq, &wc, IBV_WC_SUCCESS, IBV_WC_RECV, "UD recv 3");
 	CHECK(wc.byte_len != 240, "the wrong-Q_Key datagram was delivered");
 	check_recv(&e, &wc, 300, 4, &e.peer.gid, &s->gid);
-	dpt_no_wc(e.cq, 100, "after 3 datagrams");
+	dpt_wc(e.cq, &wc, IBV_WC_SUCCESS, IBV_WC_RECV, "UD recv 4 (12 SGEs)");
+	check_recv(&e, &wc, NSGE * PIECE, 6, &e.peer.gid, &s->gid);
+	dpt_no_wc(e.cq, 100, "after 4 datagrams");
 
 	/* reply to where the last datagram came from */
 	ah = ibv_create_ah_from_wc(s->pd, &wc,

@@ -94,8 +94,11 @@ int pvi_io_recv(struct pvi_port *port, struct pvi_path *path,
 	}
 	/* MSG_TRUNC: msg_len is the frame's real length (packet(7)). */
 	got = recvmmsg(port->fd, m, n, MSG_DONTWAIT | MSG_TRUNC, NULL);
+	/* ENETDOWN: the link was unplugged (set down), reported once
+	 * (packet(7)); frames flow again when it comes back up. */
 	if (got < 0)
-		got = (errno == EAGAIN || errno == EINTR) ? 0 : -errno;
+		got = (errno == EAGAIN || errno == EINTR ||
+		       errno == ENETDOWN) ? 0 : -errno;
 	for (i = 0; i < got; i++) {
 		if (sll[i].sll_pkttype == PACKET_OUTGOING) {
 			pvi_path_put(path, idx[i]);

@@ -305,6 +305,54 @@ static void send_batched(void **state)
 	assert_int_equal(eng_net_send(&f->e, f->d, &t), -EINVAL);
 }
 
+/* A full socket buffer: lo's tbf qdisc holds the packets (and the
+ * socket's send memory) until it is removed.  EAGAIN keeps the queue and
+ * arms EPOLLOUT instead of spinning; EPOLLOUT sends the rest. */
+static void send_eagain(void **state)
+{
+	struct fx *f = *state;
+	struct eng_net_sock *s;
+	static char big[1200];
+	struct iovec pl[2] = { { big, 600 }, { big + 600, 600 } };
+	struct eng_net_tx t = tx_of(pl, 0, 0);
+	uint64_t again = eng_stats[ENG_STAT_net_tx_eagain];
+	uint64_t pkts = eng_stats[ENG_STAT_net_tx_pkts];
+	int small = 4096, sent = 0, tos, ttl;
+	char got[2048];
+
+	if (!f)
+		skip();
+	if (system("tc qdisc add dev lo root tbf rate 8kbit burst 1600 "
+		   "latency 60s 2>/dev/null") != 0)
+		skip();
+	s = &f->d->net->s4;
+	setsockopt(s->poll.fd, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+	for (int round = 0; round < 8 && !s->want_out; round++) {
+		for (int i = 0; i < 4; i++)
+			assert_int_equal(eng_net_send(&f->e, f->d, &t), 0);
+		eng_net_flush(&f->e);
+	}
+	assert_true(s->want_out);
+	assert_true(eng_stats[ENG_STAT_net_tx_eagain] > again);
+	assert_true(s->q.count > 0);
+	/* Waiting for EPOLLOUT, a turn's flush makes no system call (it
+	 * would meet EAGAIN again). */
+	again = eng_stats[ENG_STAT_net_tx_eagain];
+	eng_net_flush(&f->e);
+	assert_int_equal(eng_stats[ENG_STAT_net_tx_eagain], again);
+	assert_int_equal(system("tc qdisc del dev lo root"), 0);
+	while (peer_recv(f, got, sizeof(got), &tos, &ttl) > 0)
+		sent++;
+	s->poll.ready(&f->e, &s->poll, EPOLLOUT);
+	assert_false(s->want_out);
+	assert_int_equal(s->q.count, 0);
+	while (peer_recv(f, got, sizeof(got), &tos, &ttl) > 0)
+		sent++;
+	/* The tbf's backlog was dropped with it; what EPOLLOUT sent came. */
+	assert_true(sent > 0);
+	assert_true(eng_stats[ENG_STAT_net_tx_pkts] > pkts);
+}
+
 static void removed(void **state)
 {
 	struct fx *f = *state;
@@ -330,6 +378,7 @@ int main(void)
 		cmocka_unit_test(receive),
 		cmocka_unit_test(budget),
 		cmocka_unit_test(send_batched),
+		cmocka_unit_test(send_eagain),
 		cmocka_unit_test(removed),
 	};
 	int r = cmocka_run_group_tests(pure, NULL, NULL);
