@@ -5,15 +5,17 @@
  *
  *   eng_wire_rc_pkt.c   pure: PSNs per message, the opcode of each
  *                       request / READ response packet, length rules
+ *   eng_wire_rc_state.c the per-QP state's life, the go-back-N cursor
+ *                       (a leaf: the error path drops the state)
  *   eng_wire_rc_req.c   requester: SQ WQEs into an outstanding window
  *                       (engine copies), segmentation per path MTU, PSNs,
- *                       AckReq, go-back-N from a PSN
+ *                       AckReq, timers; eng_wire_rc_rx()'s dispatch
  *   eng_wire_rc_comp.c  completer: ACK/NAK/RNR NAK, READ responses and
  *                       atomic ACKs matched to the window by PSN, timers
  *   eng_wire_rc_resp.c  responder: PSN classifier, opcode sequence,
  *                       lengths, execution through eng_dp_resp_deliver(),
  *                       ACKs, READ responses, atomic ACKs, NAKs,
- *                       duplicates; and eng_wire_rc_rx()'s dispatch
+ *                       duplicates
  *
  * The SQ slot of an outstanding WQE stays unconsumed until its completion
  * (pv-soft-ring-abi.h's slot reuse order), so a QP going to ERR flushes
@@ -97,7 +99,7 @@ bool eng_rc_req_len_ok(uint8_t opcode, uint32_t paylen, uint32_t mtu);
  * attribute and what the device's interface carries. */
 uint32_t eng_rc_mtu(uint32_t path_mtu_enum, uint32_t dev_mtu_bytes);
 
-/* ---- eng_wire_rc_req.c ---- */
+/* ---- eng_wire_rc_state.c ---- */
 /* The QP's wire state, allocated on first use; NULL when out of memory. */
 struct eng_wire_rc *eng_wire_rc_get(struct eng_dp_qp *dq);
 void eng_wire_rc_free(struct eng_dp_qp *dq);

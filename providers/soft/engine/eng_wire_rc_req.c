@@ -36,87 +36,6 @@ static struct eng_rc_went *ent(struct eng_wire_rc *w, uint32_t i)
 	return &w->win[(w->head + i) % w->cap];
 }
 
-struct eng_wire_rc *eng_wire_rc_get(struct eng_dp_qp *dq)
-{
-	struct eng_wire_rc *w = dq->wrc;
-	uint32_t cap = (uint32_t)eng_lim.wire_rc_window;
-
-	if (w)
-		return w;
-	if (cap > ENG_RC_WIN_MAX)
-		cap = ENG_RC_WIN_MAX;
-	w = calloc(1, sizeof(*w) + cap * sizeof(w->win[0]));
-	if (!w) {
-		eng_stat_inc(wire_rc_nomem);
-		return NULL;
-	}
-	w->cap = cap;
-	w->req_prev = ENG_OP_NONE;
-	/* Fixed for the connection: PSNs map to offsets with it. */
-	w->mtu = eng_rc_mtu(dq->qp->attr.path_mtu,
-			    dq->qp->o.conn->dev ?
-			    eng_net_path_mtu(dq->qp->o.conn->dev) : 0);
-	/* The responder's PSN state starts with the wire state: the rings
-	 * (dq) may have been mapped only after RTR (a QP that posted
-	 * nothing before connecting), when eng_dp_qp_modified() had no dq
-	 * to set them in.  Nothing else uses them before the wire does. */
-	eng_psn_rx_init(&dq->rpsn, dq->qp->attr.rq_psn);
-	eng_resp_res_init(&dq->res, dq->qp->attr.max_dest_rd_atomic);
-	dq->wrc = w;
-	return w;
-}
-
-void eng_wire_rc_free(struct eng_dp_qp *dq)
-{
-	free(dq->wrc);
-	dq->wrc = NULL;
-}
-
-void eng_wire_rc_qp_modified(struct eng_qp *qp, uint32_t old_state)
-{
-	(void)old_state;
-	/* A new connection (RTR) or RESET starts from the attributes; ERR
-	 * flushes the window's WQEs from their (unconsumed) slots. */
-	if (qp->dp && (qp->state == IBV_QPS_RTR || qp->state == IBV_QPS_RESET ||
-		       qp->state == IBV_QPS_ERR))
-		eng_wire_rc_free(qp->dp);
-}
-
-void eng_wire_rc_dst(const struct eng_qp *qp, struct eng_wire_dst *dst)
-{
-	const struct pv_ipc_ah_attr *ah = &qp->attr.ah_attr;
-
-	memset(dst, 0, sizeof(*dst));
-	memcpy(dst->dgid, ah->dgid, 16);
-	dst->tos = ah->traffic_class;
-	/* ttl 0: the socket's default, as UD does.  Verbs applications set
-	 * hop_limit 1 for a GID on their own L2 segment (ibv_rc_pingpong);
-	 * pod networks route, and TTL 1 dies at the first hop. */
-}
-
-void eng_wire_rc_rewind(struct eng_wire_rc *w, uint32_t psn)
-{
-	for (uint32_t i = 0; i < w->n && i <= w->sent; i++) {
-		struct eng_rc_went *x = ent(w, i);
-		uint32_t k;
-
-		if (!eng_psn_in_window(psn, x->psn, x->npsn))
-			continue;
-		k = (uint32_t)eng_psn_diff(psn, x->psn);
-		w->sent = i;
-		w->cur_off = (uint64_t)k * w->mtu;
-		if (eng_wr_is_read(x->sw.w.opcode))
-			x->rd_done = w->cur_off;
-		for (uint32_t j = i + 1; j < w->n; j++)
-			ent(w, j)->rd_done = 0;
-		if (psn != w->tx_psn)
-			eng_stat_inc(wire_rc_retransmits);
-		w->tx_psn = psn;
-		w->since_ackreq = 0;
-		return;
-	}
-}
-
 /* The local side of a WQE copy: every lkey, the length.  A WC status. */
 static int local_check(struct eng_qp *qp, struct eng_rc_went *x)
 {
@@ -424,3 +343,19 @@ bool eng_wire_rc_req_run(struct eng *e, struct eng_dp_qp *dq,
 	return did;
 }
 
+void eng_wire_rc_rx(struct eng *e, struct eng_dev *d, struct eng_qp *qp,
+		    const struct eng_pkt *pkt, const struct eng_net_pkt *np)
+{
+	struct eng_dp_qp *dq = qp->dp;
+
+	(void)np;	/* classify checked its addresses */
+	if (!dq)
+		return;
+	if (pkt->mask & ENG_OPF_RESP) {
+		if (qp->init.qp_type == IBV_QPT_RC)
+			eng_wire_rc_comp_rx(e, dq, pkt);
+		return;
+	}
+	if (pkt->mask & ENG_OPF_REQ)
+		eng_wire_rc_resp_rx(e, d, dq, pkt);
+}

@@ -368,20 +368,3 @@ void eng_wire_rc_resp_rx(struct eng *e, struct eng_dev *d,
 	}
 	answer(e, d, dq, pkt, &m, &r);
 }
-
-void eng_wire_rc_rx(struct eng *e, struct eng_dev *d, struct eng_qp *qp,
-		    const struct eng_pkt *pkt, const struct eng_net_pkt *np)
-{
-	struct eng_dp_qp *dq = qp->dp;
-
-	(void)np;	/* classify checked its addresses */
-	if (!dq)
-		return;
-	if (pkt->mask & ENG_OPF_RESP) {
-		if (qp->init.qp_type == IBV_QPT_RC)
-			eng_wire_rc_comp_rx(e, dq, pkt);
-		return;
-	}
-	if (pkt->mask & ENG_OPF_REQ)
-		eng_wire_rc_resp_rx(e, d, dq, pkt);
-}
