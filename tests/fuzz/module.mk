@@ -50,6 +50,8 @@ $(eval $(call fuzz_target,fuzz_state,providers/soft/engine/eng_state_json.c,$(EN
 $(eval $(call fuzz_target,fuzz_wire,providers/soft/engine/eng_wire_crc32.c providers/soft/engine/eng_wire_hdr.c providers/soft/engine/eng_wire_icrc.c providers/soft/engine/eng_wire_opcode.c,))
 $(eval $(call fuzz_target,fuzz_iphdr,providers/soft/engine/eng_wire_crc32.c providers/soft/engine/eng_wire_hdr.c providers/soft/engine/eng_wire_icrc.c providers/soft/engine/eng_wire_opcode.c providers/soft/engine/eng_wire_iphdr.c,))
 
+$(eval $(call fuzz_target,fuzz_cm_mad,providers/soft/engine/eng_cm_mad.c providers/soft/engine/eng_cm_pdata.c providers/soft/engine/eng_cm_sm.c providers/soft/engine/eng_cm_sm_match.c providers/soft/engine/eng_cm_build.c,))
+
 .PHONY: fuzz fuzz-build fuzz-smoke
 fuzz-build: $(FUZZ_BINS)
 
@@ -63,4 +65,3 @@ fuzz-smoke: fuzz-build
 CLEAN_EXTRA += $(FUZZ_BUILD)
 -include $(shell find $(FUZZ_OBJDIR) -name '*.d' 2>/dev/null)
 $(eval $(call headers_check,tests/fuzz/fuzz_eng.h,NL_CFLAGS))
-$(eval $(call fuzz_target,fuzz_cm_mad,providers/soft/engine/eng_cm_mad.c providers/soft/engine/eng_cm_pdata.c providers/soft/engine/eng_cm_sm.c providers/soft/engine/eng_cm_sm_match.c providers/soft/engine/eng_cm_build.c,))

@@ -45,7 +45,7 @@ vm_capture_start() {
 	shift
 	# A simple command, not vm_node: `vm_node ... &` would make $! the
 	# function's subshell, and stopping that leaves tcpdump running.
-	ip netns exec "$VM_NS" tcpdump -i "$VM_TAP" -nn -U -s 0 -w "$_cf" "$@" \
+	ip netns exec "$VM_NS" tcpdump -i "$VM_TAP" -nn -U -s 0 -B 16384 -w "$_cf" "$@" \
 		>"$_cf.log" 2>&1 &
 	VM_CAP_PID=$!
 	topo_track_pid "$VM_CAP_PID"
