@@ -72,9 +72,11 @@ fi
 # server listens on an RDMA CM port: the client retries until it is up.
 BW="ib_write_bw -R -n 200 -s 4096"
 if command -v ib_write_bw >/dev/null; then
-	vm_start bws 90 "$BW -d rxe0"
+	vm_start bws 150 "$BW -d rxe0"
 	ok=no
-	for i in $(seq 20); do
+	# Up to ~60 s: perftest in a TCG guest on a loaded host can take
+	# well over 10 s to listen (its clients are refused until then).
+	for i in $(seq 100); do
 		vm_in_pod pod timeout 60 $BW -d rdma0 "$VM_IP" \
 			>"$TMP/bw-vm.client" 2>&1 && { ok=yes; break; }
 		sleep 0.5

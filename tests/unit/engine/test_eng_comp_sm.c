@@ -323,6 +323,21 @@ static void test_eng_comp_sm__uc_ud_never_wait(void **state)
 	assert_int_equal(reply(&c, ENG_DP_REPLY_ACK, 0), ENG_COMP_ST_DONE);
 }
 
+/* A READ of a pod's own memory into an overlapping range of it: the
+ * bytes land as a copy through a buffer would put them. */
+static void test_eng_comp_sm__scatter_overlapping(void **state)
+{
+	uint8_t buf[64];
+	struct eng_seg d = { .ptr = buf + 8, .len = 32 };
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)i;
+	assert_int_equal(eng_comp_scatter(&d, 1, buf, 32), 0);
+	for (unsigned i = 0; i < 32; i++)
+		assert_int_equal(buf[8 + i], i);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -335,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_eng_comp_sm__read_data_across_sges),
 		cmocka_unit_test(test_eng_comp_sm__atomic_original_written),
 		cmocka_unit_test(test_eng_comp_sm__uc_ud_never_wait),
+		cmocka_unit_test(test_eng_comp_sm__scatter_overlapping),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
