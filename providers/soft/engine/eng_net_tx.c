@@ -8,10 +8,14 @@
  * the pod's own firewall: EPERM) drop that packet and count it; the
  * transport retransmits.
  *
- * UDP GSO (UDP_SEGMENT) is not used: it cuts one buffer into equal
- * segments that share one header, but every RoCE packet carries its own
- * BTH (its PSN, and OpCode FIRST/MIDDLE/LAST) and its own ICRC over it,
- * so no two packets of a message have the same bytes up front.
+ * UDP GSO (UDP_SEGMENT) is not used yet.  It would fit: the kernel cuts
+ * the UDP payload into gso_size pieces, each becoming its own datagram,
+ * so a buffer of back-to-back RoCE packets (each with its own BTH and
+ * ICRC) of one size leaves as those packets.  But the kernel numbers the
+ * IPv4 IDs of one send 0, 1, 2, ... and the ICRC covers the ID, so
+ * segment k's ICRC must be computed with ID k; a kernel rxe peer checks
+ * that.  Measured (bench/README.md, "Cross-node: where the time goes"):
+ * the per-packet kernel path is what limits cross-node bandwidth today.
  */
 #include <errno.h>
 #include <stdlib.h>
