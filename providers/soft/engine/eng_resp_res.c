@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "providers/soft/engine/eng_dp_psn.h"
+#include "providers/soft/engine/eng_wire_psn.h"
 #include "providers/soft/engine/eng_resp_res.h"
 
 void eng_resp_res_init(struct eng_resp_res *t, uint32_t max_dest_rd_atomic)
@@ -40,7 +40,7 @@ void eng_resp_res_save_read(struct eng_resp_res *t, uint32_t psn,
 	struct eng_resp_res_ent *e = slot(t);
 
 	e->kind = ENG_RESP_RES_READ;
-	e->first_psn = psn & ENG_DP_PSN_MASK;
+	e->first_psn = psn & (ENG_PSN_SPACE - 1);
 	e->npsn = npsn ? npsn : 1;
 	e->rkey = rkey;
 	e->va = va;
@@ -53,14 +53,14 @@ void eng_resp_res_save_atomic(struct eng_resp_res *t, uint32_t psn,
 	struct eng_resp_res_ent *e = slot(t);
 
 	e->kind = ENG_RESP_RES_ATOMIC;
-	e->first_psn = psn & ENG_DP_PSN_MASK;
+	e->first_psn = psn & (ENG_PSN_SPACE - 1);
 	e->npsn = 1;
 	e->orig = orig;
 }
 
 static bool holds(const struct eng_resp_res_ent *e, uint32_t psn)
 {
-	int32_t d = eng_dp_psn_diff(psn & ENG_DP_PSN_MASK, e->first_psn);
+	int32_t d = eng_psn_diff(psn & (ENG_PSN_SPACE - 1), e->first_psn);
 
 	return e->kind != ENG_RESP_RES_FREE && d >= 0 && (uint32_t)d < e->npsn;
 }
@@ -83,7 +83,7 @@ int eng_resp_res_read_from(const struct eng_resp_res_ent *ent, uint32_t psn,
 
 	if (!mtu || ent->kind != ENG_RESP_RES_READ || !holds(ent, psn))
 		return -EINVAL;
-	skip = (uint64_t)(uint32_t)eng_dp_psn_diff(psn & ENG_DP_PSN_MASK,
+	skip = (uint64_t)(uint32_t)eng_psn_diff(psn & (ENG_PSN_SPACE - 1),
 						   ent->first_psn) * mtu;
 	if (skip > ent->len)
 		return -EINVAL;
@@ -94,14 +94,14 @@ int eng_resp_res_read_from(const struct eng_resp_res_ent *ent, uint32_t psn,
 
 void eng_psn_rx_init(struct eng_psn_rx *rx, uint32_t rq_psn)
 {
-	rx->epsn = rq_psn & ENG_DP_PSN_MASK;
+	rx->epsn = rq_psn & (ENG_PSN_SPACE - 1);
 	rx->nak_sent = false;
 }
 
 enum eng_psn_class eng_psn_classify(struct eng_psn_rx *rx, uint32_t psn,
 				    bool *nak)
 {
-	int32_t d = eng_dp_psn_diff(psn & ENG_DP_PSN_MASK, rx->epsn);
+	int32_t d = eng_psn_diff(psn & (ENG_PSN_SPACE - 1), rx->epsn);
 
 	*nak = false;
 	if (d == 0)
@@ -119,7 +119,7 @@ enum eng_psn_class eng_psn_classify(struct eng_psn_rx *rx, uint32_t psn,
 
 void eng_psn_rx_advance(struct eng_psn_rx *rx, uint32_t npsn)
 {
-	rx->epsn = eng_dp_psn_add(rx->epsn, npsn ? npsn : 1);
+	rx->epsn = eng_psn_add(rx->epsn, npsn ? npsn : 1);
 	/* The gap is closed: a later one gets its own NAK. */
 	rx->nak_sent = false;
 }

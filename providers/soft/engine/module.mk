@@ -133,7 +133,6 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_wire_opcode.h \
 	providers/soft/engine/eng_wire_psn.h \
 	providers/soft/engine/eng_dp_reply.h \
-	providers/soft/engine/eng_dp_psn.h \
 	providers/soft/engine/eng_comp_sm.h \
 	providers/soft/engine/eng_resp_res.h \
 	providers/soft/engine/eng_net.h \

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of the responder's saved resources and PSN classifier
- * (eng_resp_res.c, eng_dp_psn.h), driven by scripted request PSNs:
+ * (eng_resp_res.c, eng_wire_psn.h), driven by scripted request PSNs:
  * in order, duplicated, lost (a gap), reordered, across the 2^24 wrap. */
 #include <errno.h>
 #include <setjmp.h>
@@ -10,21 +10,21 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "providers/soft/engine/eng_dp_psn.h"
+#include "providers/soft/engine/eng_wire_psn.h"
 #include "providers/soft/engine/eng_resp_res.h"
 
 static void test_eng_dp_psn__wraps_at_24_bits(void **state)
 {
 	(void)state;
-	assert_int_equal(eng_dp_psn_add(0xffffff, 1), 0);
-	assert_int_equal(eng_dp_psn_add(0xfffffe, 5), 3);
-	assert_int_equal(eng_dp_psn_diff(3, 0xfffffe), 5);
-	assert_int_equal(eng_dp_psn_diff(0xfffffe, 3), -5);
-	assert_int_equal(eng_dp_psn_diff(7, 7), 0);
-	assert_int_equal(eng_dp_psn_diff(0x7fffff, 0), 0x7fffff);
-	assert_int_equal(eng_dp_psn_diff(0x800000, 0), -0x800000);
+	assert_int_equal(eng_psn_add(0xffffff, 1), 0);
+	assert_int_equal(eng_psn_add(0xfffffe, 5), 3);
+	assert_int_equal(eng_psn_diff(3, 0xfffffe), 5);
+	assert_int_equal(eng_psn_diff(0xfffffe, 3), -5);
+	assert_int_equal(eng_psn_diff(7, 7), 0);
+	assert_int_equal(eng_psn_diff(0x7fffff, 0), 0x7fffff);
+	assert_int_equal(eng_psn_diff(0x800000, 0), -0x800000);
 	/* bits above 24 in the operands do not matter */
-	assert_int_equal(eng_dp_psn_diff(0x1000003, 0x2fffffe), 5);
+	assert_int_equal(eng_psn_diff(0x1000003, 0x2fffffe), 5);
 }
 
 /* A responder in miniature: executes an atomic on *target unless the
