@@ -15,6 +15,7 @@ RC_SRCS := \
 	librdmacm/rc_id.c \
 	librdmacm/rc_qp.c \
 	librdmacm/rc_rsocket.c \
+	librdmacm/rc_rs_proto.c \
 	librdmacm/rc_strings.c \
 	librdmacm/rc_unimpl.c
 
@@ -49,3 +50,6 @@ HEADERS_CHECK += librdmacm/rc_core.h librdmacm/rc_dev.h librdmacm/rc_cm.h
 HEADERS_CHECK += include/rdma/rdma_cma.h include/rdma/rdma_verbs.h \
 	include/rdma/rsocket.h include/infiniband/sa.h
 HEADERS_CHECK += providers/soft/pv-soft-cm-abi.h
+HEADERS_CHECK += librdmacm/rc_rs_proto.h
+
+$(eval $(call unit_test,test_rc_rs_proto,tests/unit/librdmacm/test_rc_rs_proto.c,$(call objs,librdmacm/rc_rs_proto.c),))

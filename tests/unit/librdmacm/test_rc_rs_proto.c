@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of the rsockets wire layer (librdmacm/rc_rs_proto.h): the
+ * connect private data byte for byte as rdma-core lays it out, the
+ * immediate encodings, the scaled iomap size, and the checks applied to
+ * what a peer sends (credits, data lengths, grants). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "librdmacm/rc_rs_proto.h"
+
+static void test_rc_rs_proto__imm_layout(void **state)
+{
+	(void)state;
+	/* rdma-core: op in bits 31..29, argument in 28..0. */
+	assert_int_equal(rc_rs_msg(RC_RS_OP_DATA, 4096), 0x00001000u);
+	assert_int_equal(rc_rs_msg(RC_RS_OP_SGL, 0x1234), 0x80001234u);
+	assert_int_equal(rc_rs_msg(RC_RS_OP_CTRL, RC_RS_CTRL_DISCONNECT),
+			 0xE0000000u);
+	assert_int_equal(rc_rs_msg(RC_RS_OP_CTRL, RC_RS_CTRL_SHUTDOWN),
+			 0xE0000002u);
+	assert_int_equal(rc_rs_msg(RC_RS_OP_IOMAP_SGL, 3), 0xC0000003u);
+	assert_int_equal(rc_rs_msg_op(0xE0000001u), RC_RS_OP_CTRL);
+	assert_int_equal(rc_rs_msg_data(0xE0000001u), RC_RS_CTRL_KEEPALIVE);
+	assert_int_equal(rc_rs_msg_op(0x1FFFFFFFu), RC_RS_OP_DATA);
+	assert_int_equal(rc_rs_msg_data(0x9FFFFFFFu), 0x1FFFFFFFu);
+	/* An argument never spills into the op bits. */
+	assert_int_equal(rc_rs_msg(RC_RS_OP_DATA, 0xFFFFFFFFu), 0x1FFFFFFFu);
+}
+
+static void test_rc_rs_proto__conn_bytes(void **state)
+{
+	struct rc_rs_conn c = {
+		.flags = RC_RS_FLAG_IOMAP, .credits = 384, .iomap_size = 0,
+		.target_sgl = { .addr = 0x1122334455667788ull, .key = 0xAABBCCDD,
+				.length = 2 },
+		.data_buf = { .addr = 0x0102030405060708ull, .key = 0x01020304,
+			      .length = 65536 },
+	};
+	static const uint8_t want[40] = {
+		1, 2, 0x01, 0x80, 0, 0, 0, 0,
+		0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
+		0xAA, 0xBB, 0xCC, 0xDD, 0, 0, 0, 2,
+		1, 2, 3, 4, 5, 6, 7, 8,
+		1, 2, 3, 4, 0, 1, 0, 0,
+	};
+	struct rc_rs_conn_wire w;
+	struct rc_rs_conn back;
+
+	(void)state;
+	rc_rs_conn_encode(&c, &w);
+	assert_memory_equal(&w, want, sizeof(want));
+	assert_int_equal(rc_rs_conn_decode(&w, sizeof(w), &back), 0);
+	assert_int_equal(back.credits, 384);
+	assert_int_equal(back.flags, RC_RS_FLAG_IOMAP);
+	assert_true(back.target_sgl.addr == c.target_sgl.addr);
+	assert_int_equal(back.target_sgl.key, c.target_sgl.key);
+	assert_int_equal(back.target_sgl.length, 2);
+	assert_true(back.data_buf.addr == c.data_buf.addr);
+	assert_int_equal(back.data_buf.length, 65536);
+}
+
+static void test_rc_rs_proto__conn_hostile(void **state)
+{
+	struct rc_rs_conn c = {
+		.credits = 16, .target_sgl = { .length = 2 },
+		.data_buf = { .length = 4096 },
+	};
+	struct rc_rs_conn_wire w;
+	struct rc_rs_conn out;
+	uint8_t big[56] = { 0 };
+
+	(void)state;
+	rc_rs_conn_encode(&c, &w);
+	/* Too short, or none at all. */
+	assert_int_equal(rc_rs_conn_decode(&w, 39, &out), -EINVAL);
+	assert_int_equal(rc_rs_conn_decode(NULL, 40, &out), -EINVAL);
+	/* Longer private data (a REQ is padded to 56) is fine. */
+	memcpy(big, &w, sizeof(w));
+	assert_int_equal(rc_rs_conn_decode(big, sizeof(big), &out), 0);
+	/* Each bad field alone. */
+	w.version = 2;
+	assert_int_equal(rc_rs_conn_decode(&w, sizeof(w), &out), -EPROTO);
+	rc_rs_conn_encode(&c, &w);
+	w.credits = 0;
+	assert_int_equal(rc_rs_conn_decode(&w, sizeof(w), &out), -EPROTO);
+	rc_rs_conn_encode(&c, &w);
+	w.target_sgl.length = 0;
+	assert_int_equal(rc_rs_conn_decode(&w, sizeof(w), &out), -EPROTO);
+	c.target_sgl.length = RC_RS_SGL_MAX + 1;
+	rc_rs_conn_encode(&c, &w);
+	assert_int_equal(rc_rs_conn_decode(&w, sizeof(w), &out), -EPROTO);
+	c.target_sgl.length = 2;
+	c.data_buf.length = 0;
+	rc_rs_conn_encode(&c, &w);
+	assert_int_equal(rc_rs_conn_decode(&w, sizeof(w), &out), -EPROTO);
+	c.data_buf.length = 0x20000000u;	/* over 29 bits */
+	rc_rs_conn_encode(&c, &w);
+	assert_int_equal(rc_rs_conn_decode(&w, sizeof(w), &out), -EPROTO);
+}
+
+static void test_rc_rs_proto__scale(void **state)
+{
+	(void)state;
+	/* rdma-core's rs_value_to_scale(v, 8) / rs_scale_to_value. */
+	assert_int_equal(rc_rs_scale(0), 0);
+	assert_int_equal(rc_rs_scale(128), 128);
+	assert_int_equal(rc_rs_scale(256), 0x81);
+	assert_int_equal(rc_rs_scale(4096), 0x90);
+	assert_int_equal(rc_rs_unscale(0x90), 4096);
+	assert_int_equal(rc_rs_unscale(100), 100);
+	assert_int_equal(rc_rs_unscale(rc_rs_scale(1000)), 768);
+	assert_int_equal(rc_rs_scale(1u << 30), 0xFF);
+}
+
+static void test_rc_rs_proto__sge_order(void **state)
+{
+	struct rc_rs_sge s = { .addr = 0x0102030405060708ull, .key = 0x11223344,
+			       .length = 0x00010000 };
+	struct rc_rs_sge sw = rc_rs_sge_to_peer(s, true);
+
+	(void)state;
+	assert_true(sw.addr == 0x0807060504030201ull);
+	assert_int_equal(sw.key, 0x44332211);
+	assert_int_equal(sw.length, 0x00000100);
+	sw = rc_rs_sge_from_peer(sw, true);
+	assert_memory_equal(&sw, &s, sizeof(s));
+	sw = rc_rs_sge_from_peer(s, false);
+	assert_memory_equal(&sw, &s, sizeof(s));
+}
+
+static void test_rc_rs_proto__credits(void **state)
+{
+	(void)state;
+	assert_int_equal(rc_rs_seq_diff(2, 0xFFFF), 3);
+	assert_int_equal(rc_rs_seq_diff(0xFFFF, 2), -3);
+	/* Sent 10, peer queue 384: a limit of 10..394 is fine. */
+	assert_int_equal(rc_rs_check_credit(10, 10, 384), 0);
+	assert_int_equal(rc_rs_check_credit(394, 10, 384), 0);
+	assert_int_equal(rc_rs_check_credit(395, 10, 384), -EPROTO);
+	assert_int_equal(rc_rs_check_credit(9, 10, 384), -EPROTO);
+	/* Across the 16-bit wrap. */
+	assert_int_equal(rc_rs_check_credit(100, 0xFFF0, 384), 0);
+	assert_int_equal(rc_rs_check_credit(0xFFF0, 100, 384), -EPROTO);
+}
+
+static void test_rc_rs_proto__data_fits_grant(void **state)
+{
+	(void)state;
+	/* 1 MiB ring, half granted (avail 512K): 512K may be queued. */
+	assert_int_equal(rc_rs_check_data(4096, 0, 1 << 20, 1 << 19), 0);
+	assert_int_equal(rc_rs_check_data(1 << 19, 0, 1 << 20, 1 << 19), 0);
+	assert_int_equal(rc_rs_check_data(1, 1 << 19, 1 << 20, 1 << 19),
+			 -EPROTO);
+	assert_int_equal(rc_rs_check_data(0x1FFFFFFF, 0, 1 << 20, 0),
+			 -EPROTO);
+	/* Nothing granted at all. */
+	assert_int_equal(rc_rs_check_data(1, 0, 4096, 4096), -EPROTO);
+	assert_int_equal(rc_rs_check_data(1, 0, 4096, 8192), -EPROTO);
+}
+
+static void test_rc_rs_proto__xfer_size(void **state)
+{
+	uint32_t olen = RC_RS_OLAP_START;
+
+	(void)state;
+	/* Small sends go whole. */
+	assert_int_equal(rc_rs_xfer_size(100, &olen, 1 << 20, 1 << 20), 100);
+	assert_int_equal(olen, RC_RS_OLAP_START);
+	/* A long one starts at 2K and doubles up to 64K. */
+	assert_int_equal(rc_rs_xfer_size(1 << 20, &olen, 1 << 20, 1 << 20),
+			 2048);
+	assert_int_equal(rc_rs_xfer_size(1 << 20, &olen, 1 << 20, 1 << 20),
+			 4096);
+	for (int i = 0; i < 10; i++)
+		rc_rs_xfer_size(1 << 20, &olen, 1 << 20, 1 << 20);
+	assert_int_equal(olen, RC_RS_MAX_TRANSFER);
+	assert_int_equal(rc_rs_xfer_size(1 << 20, &olen, 1 << 20, 1 << 20),
+			 RC_RS_MAX_TRANSFER);
+	/* Capped by send space and by the grant's remainder. */
+	assert_int_equal(rc_rs_xfer_size(1 << 20, &olen, 3000, 1 << 20), 3000);
+	assert_int_equal(rc_rs_xfer_size(1 << 20, &olen, 1 << 20, 10), 10);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rc_rs_proto__imm_layout),
+		cmocka_unit_test(test_rc_rs_proto__conn_bytes),
+		cmocka_unit_test(test_rc_rs_proto__conn_hostile),
+		cmocka_unit_test(test_rc_rs_proto__scale),
+		cmocka_unit_test(test_rc_rs_proto__sge_order),
+		cmocka_unit_test(test_rc_rs_proto__credits),
+		cmocka_unit_test(test_rc_rs_proto__data_fits_grant),
+		cmocka_unit_test(test_rc_rs_proto__xfer_size),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
