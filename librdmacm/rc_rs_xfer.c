@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The data path of a stream rsocket: completions, credits and grants,
+ * and the waits.  Sending writes into the grant the peer gave us (its
+ * receive buffer) with DATA immediates, at most one message per credit;
+ * receiving queues each DATA message's length and copies out of our
+ * receive buffer in order, granting a half back once it is free and
+ * raising the credit limit once half the queue was read (rdma-core's
+ * thresholds, so both ends keep the same rhythm).
+ */
+#include <endian.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "librdmacm/rc_core.h"
+#include "librdmacm/rc_rs.h"
+
+#define WR_DATA	(1ull << 32)
+#define WR_CTRL	(2ull << 32)
+#define WR_RECV	UINT64_MAX
+#define RC_RS_WAIT_SLICE_MS 1000
+
+static void proto_error(struct rc_rs *rs, const char *what, uint32_t v)
+{
+	if (rc_debug())
+		fprintf(stderr, "librdmacm (podverbs): rsocket %d: peer sent "
+			"%s (0x%x); connection reset\n", rs->fd, what, v);
+	rc_rs_set_closed(rs, EPROTO);
+}
+
+void rc_rs_set_closed(struct rc_rs *rs, int err)
+{
+	rs->readable = rs->writable = false;
+	if (err && !rs->err)
+		rs->err = err;
+	if (rs->state == RC_RS_CONNECTED) {
+		rs->state = RC_RS_CLOSED;
+		rdma_disconnect(rs->id);	/* QP to ERR: flushes the rest */
+	}
+}
+
+static void on_ctrl(struct rc_rs *rs, uint32_t what)
+{
+	switch (what) {
+	case RC_RS_CTRL_DISCONNECT:
+		rc_rs_set_closed(rs, 0);
+		break;
+	case RC_RS_CTRL_SHUTDOWN:
+		rs->readable = false;
+		if (!rs->writable)
+			rc_rs_set_closed(rs, 0);
+		break;
+	case RC_RS_CTRL_KEEPALIVE:
+		break;
+	default:
+		proto_error(rs, "an unknown control message", what);
+	}
+}
+
+static void on_data(struct rc_rs *rs, uint32_t len)
+{
+	uint32_t next = (rs->rmsg_tail + 1) % ((uint32_t)rs->rq_size + 1);
+
+	if (rc_rs_check_data(len, rs->queued, rs->rbuf_size,
+			     rs->rbuf_avail) < 0) {
+		proto_error(rs, "more data than granted", len);
+		return;
+	}
+	if (!len) {
+		rs->rseq_no++;		/* a message, but nothing to read */
+		return;
+	}
+	if (next == rs->rmsg_head) {
+		proto_error(rs, "more messages than credits", len);
+		return;
+	}
+	rs->rmsg[rs->rmsg_tail].len = len;
+	rs->rmsg_tail = next;
+	rs->queued += len;
+}
+
+static void on_recv(struct rc_rs *rs, const struct ibv_wc *wc)
+{
+	uint32_t msg;
+
+	if (wc->status != IBV_WC_SUCCESS) {
+		if (rs->state == RC_RS_CONNECTED)
+			rc_rs_set_closed(rs, ECONNRESET);
+		return;
+	}
+	rs->posted++;
+	if (!(wc->wc_flags & IBV_WC_WITH_IMM)) {
+		proto_error(rs, "a message without immediate", 0);
+		return;
+	}
+	msg = be32toh(wc->imm_data);
+	switch (rc_rs_msg_op(msg)) {
+	case RC_RS_OP_DATA:
+		on_data(rs, rc_rs_msg_data(msg));
+		break;
+	case RC_RS_OP_SGL: {
+		uint16_t lim = (uint16_t)rc_rs_msg_data(msg);
+
+		if (rc_rs_check_credit(lim, rs->sseq_no, rs->peer_credits) < 0)
+			proto_error(rs, "a credit limit out of range", lim);
+		else if (rc_rs_seq_diff(lim, rs->sseq_comp) > 0)
+			rs->sseq_comp = lim;
+		break;
+	}
+	case RC_RS_OP_IOMAP_SGL:
+		break;		/* we map nothing for the peer to use */
+	case RC_RS_OP_CTRL:
+		on_ctrl(rs, rc_rs_msg_data(msg));
+		break;
+	default:
+		proto_error(rs, "an unknown op", msg);
+	}
+}
+
+static void on_send(struct rc_rs *rs, const struct ibv_wc *wc)
+{
+	if ((wc->wr_id & ~0xFFFFFFFFull) == WR_DATA) {
+		rs->sqe_avail++;
+		rs->sbuf_avail += (uint32_t)wc->wr_id;
+	} else {
+		rs->ctrl_max++;
+	}
+	if (wc->status != IBV_WC_SUCCESS && rs->state == RC_RS_CONNECTED)
+		rc_rs_set_closed(rs, ECONNRESET);
+}
+
+static void poll_cq(struct rc_rs *rs)
+{
+	struct ibv_wc wc[16];
+	int n;
+
+	if (!rs->cq)
+		return;
+	while ((n = ibv_poll_cq(rs->cq, 16, wc)) > 0)
+		for (int i = 0; i < n; i++) {
+			if (wc[i].wr_id == WR_RECV)
+				on_recv(rs, &wc[i]);
+			else
+				on_send(rs, &wc[i]);
+		}
+	while (rs->posted && rs->state == RC_RS_CONNECTED) {
+		struct ibv_recv_wr wr = { .wr_id = WR_RECV }, *bad;
+
+		if (ibv_post_recv(rs->id->qp, &wr, &bad)) {
+			rc_rs_set_closed(rs, EIO);
+			break;
+		}
+		rs->posted--;
+	}
+}
+
+static int post_write(struct rc_rs *rs, struct ibv_sge *sg, int nsge,
+		      uint64_t wr_id, uint32_t imm, int flags, uint64_t addr,
+		      uint32_t rkey)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id, .sg_list = sg, .num_sge = nsge,
+		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM, .send_flags = flags,
+		.imm_data = htobe32(imm),
+		.wr.rdma = { .remote_addr = addr, .rkey = rkey },
+	}, *bad;
+
+	if (ibv_post_send(rs->id->qp, &wr, &bad)) {
+		rc_rs_set_closed(rs, EIO);
+		return -EIO;
+	}
+	return 0;
+}
+
+bool rc_rs_ctrl_room(struct rc_rs *rs)
+{
+	return rs->ctrl_seqno != rs->ctrl_max;
+}
+
+/* A credit update, with a grant of the next free half when there is one. */
+static void send_credits(struct rc_rs *rs)
+{
+	uint32_t half = rs->rbuf_size / 2;
+	uint16_t limit = (uint16_t)(rs->rseq_no + rs->rq_size);
+	uint32_t imm = rc_rs_msg(RC_RS_OP_SGL, limit);
+	struct rc_rs_sge g, *slot;
+	struct ibv_sge sg;
+
+	slot = (struct rc_rs_sge *)(rs->sbuf + rs->sbuf_size) +
+	       (rs->ctrl_seqno & (RC_RS_CTRL_SLOTS - 1));
+	rs->ctrl_seqno++;
+	rs->rseq_comp = (uint16_t)(rs->rseq_no + rs->rq_size / 2);
+	if (rs->rbuf_avail < half) {
+		post_write(rs, NULL, 0, WR_CTRL, imm, 0, rs->remote_sgl.addr,
+			   rs->remote_sgl.key);
+		return;
+	}
+	g = (struct rc_rs_sge){ .addr = (uintptr_t)(rs->rbuf + rs->rbuf_free),
+				.key = rs->rmr->rkey, .length = half };
+	*slot = rc_rs_sge_to_peer(g, rs->swap_sgl);
+	sg = (struct ibv_sge){ .addr = (uintptr_t)slot, .length = sizeof(*slot),
+			       .lkey = rs->smr->lkey };
+	if (post_write(rs, &sg, 1, WR_CTRL, imm, 0, rs->remote_sgl.addr +
+		       (uint64_t)rs->remote_sge * sizeof(*slot),
+		       rs->remote_sgl.key) < 0)
+		return;
+	rs->rbuf_avail -= half;
+	rs->rbuf_free = (rs->rbuf_free + half) % rs->rbuf_size;
+	rs->remote_sge = (rs->remote_sge + 1) % rs->remote_sgl.length;
+}
+
+static void update_credits(struct rc_rs *rs)
+{
+	if (rs->state != RC_RS_CONNECTED || !rc_rs_ctrl_room(rs))
+		return;
+	if (rs->rbuf_avail >= rs->rbuf_size / 2 ||
+	    rc_rs_seq_diff(rs->rseq_no, rs->rseq_comp) >= 0)
+		send_credits(rs);
+}
+
+int rc_rs_post_ctrl(struct rc_rs *rs, enum rc_rs_ctrl ctrl)
+{
+	rs->ctrl_seqno++;
+	return post_write(rs, NULL, 0, WR_CTRL, rc_rs_msg(RC_RS_OP_CTRL, ctrl),
+			  0, rs->remote_sgl.addr, rs->remote_sgl.key);
+}
+
+static void sync_cm(struct rc_rs *rs)
+{
+	bool gone;
+	int err;
+
+	pthread_mutex_lock(&rs->chan->lock);
+	gone = rs->cm_gone;
+	err = rs->cm_err;
+	pthread_mutex_unlock(&rs->chan->lock);
+	if (rs->state != RC_RS_CONNECTED || (!gone && !err))
+		return;
+	/* What the peer sent before it went is in the CQ: take it first,
+	 * so an orderly close is seen as one. */
+	poll_cq(rs);
+	if (rs->state == RC_RS_CONNECTED)
+		rc_rs_set_closed(rs, ECONNRESET);
+}
+
+void rc_rs_progress(struct rc_rs *rs)
+{
+	poll_cq(rs);
+	if (rs->chan) {
+		rc_rs_cm_drain(rs->chan);
+		sync_cm(rs);
+	}
+	update_credits(rs);
+}
+
+/* The grant to fill: the current one, or the next the peer wrote. */
+uint32_t rc_rs_grant_left(struct rc_rs *rs)
+{
+	volatile struct rc_rs_sge *e;
+	struct rc_rs_sge g;
+
+	if (rs->cur.length)
+		return rs->cur.length;
+	e = (volatile struct rc_rs_sge *)&rs->tsgl[rs->tsge];
+	g.length = __atomic_load_n(&e->length, __ATOMIC_ACQUIRE);
+	if (!g.length)
+		return 0;
+	g.addr = e->addr;
+	g.key = e->key;
+	e->length = 0;		/* taken; the peer rewrites it later */
+	g = rc_rs_sge_from_peer(g, rs->swap_sgl);
+	/* The peer's own memory, reached only through its rkey: all we
+	 * bound is the size, so a DATA length fits the immediate. */
+	if (g.length > RC_RS_MSG_DATA_MASK)
+		g.length = RC_RS_MSG_DATA_MASK;
+	rs->cur = g;
+	rs->tsge = (rs->tsge + 1) % RC_RS_SGL_SIZE;
+	return g.length;
+}
+
+bool rc_rs_can_send(struct rc_rs *rs)
+{
+	return rs->state == RC_RS_CONNECTED && rs->writable &&
+	       rs->sqe_avail && rs->sbuf_avail >= RC_RS_SNDLOWAT &&
+	       rs->sseq_no != rs->sseq_comp && rc_rs_grant_left(rs);
+}
+
+bool rc_rs_have_data(struct rc_rs *rs)
+{
+	return rs->rmsg_head != rs->rmsg_tail;
+}
+
+bool rc_rs_sends_done(struct rc_rs *rs)
+{
+	return rs->state != RC_RS_CONNECTED ||
+	       (rs->ctrl_max - rs->ctrl_seqno + rs->sqe_avail == rs->sq_size);
+}
+
+/* One DATA write of n bytes from buf: inline when small, else through
+ * the send ring (two SGEs where it wraps). */
+int rc_rs_write_data(struct rc_rs *rs, const uint8_t *buf, uint32_t n)
+{
+	struct ibv_sge sg[2];
+	int nsge = 1, flags = 0;
+	uint64_t addr = rs->cur.addr;
+	uint32_t key = rs->cur.key;
+
+	if (n <= rs->sq_inline) {
+		sg[0] = (struct ibv_sge){ .addr = (uintptr_t)buf, .length = n };
+		flags = IBV_SEND_INLINE;
+	} else {
+		uint32_t room = rs->sbuf_size - rs->sbuf_head;
+		uint32_t first = n < room ? n : room;
+
+		memcpy(rs->sbuf + rs->sbuf_head, buf, first);
+		sg[0] = (struct ibv_sge){ .addr = (uintptr_t)(rs->sbuf +
+							      rs->sbuf_head),
+					  .length = first,
+					  .lkey = rs->smr->lkey };
+		if (first < n) {
+			memcpy(rs->sbuf, buf + first, n - first);
+			sg[1] = (struct ibv_sge){ .addr = (uintptr_t)rs->sbuf,
+						  .length = n - first,
+						  .lkey = rs->smr->lkey };
+			nsge = 2;
+		}
+		rs->sbuf_head = (rs->sbuf_head + n) % rs->sbuf_size;
+	}
+	rs->sseq_no++;
+	rs->sqe_avail--;
+	rs->sbuf_avail -= n;
+	rs->cur.addr += n;
+	rs->cur.length -= n;
+	return post_write(rs, sg, nsge, WR_DATA | n,
+			  rc_rs_msg(RC_RS_OP_DATA, n), flags, addr, key);
+}
+
+int rc_rs_wait_fds(struct rc_rs *rs, int fds[2])
+{
+	int n = 0;
+
+	if (rs->cc && rs->state == RC_RS_CONNECTED)
+		fds[n++] = rs->cc->fd;
+	if (rs->chan)
+		fds[n++] = rs->chan->ch->fd;
+	return n;
+}
+
+bool rc_rs_arm(struct rc_rs *rs)
+{
+	if (!rs->cq || rs->state != RC_RS_CONNECTED || rs->cq_armed)
+		return true;
+	ibv_req_notify_cq(rs->cq, 0);
+	rs->cq_armed = true;
+	return false;	/* look once more before sleeping */
+}
+
+void rc_rs_after_wait(struct rc_rs *rs)
+{
+	struct ibv_cq *cq;
+	void *ctx;
+
+	if (!rs->cc || !rs->cq_armed)
+		return;
+	if (ibv_get_cq_event(rs->cc, &cq, &ctx) == 0) {
+		ibv_ack_cq_events(cq, 1);
+		rs->cq_armed = false;
+	}
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+int rc_rs_wait(struct rc_rs *rs, int timeout_ms, bool (*test)(struct rc_rs *))
+{
+	long end = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+
+	for (;;) {
+		struct pollfd p[2];
+		int fds[2], n, slice = RC_RS_WAIT_SLICE_MS;
+
+		rc_rs_progress(rs);
+		if (test(rs))
+			return 0;
+		if (!timeout_ms)
+			return -EAGAIN;
+		if (timeout_ms > 0) {
+			long left = end - now_ms();
+
+			if (left <= 0)
+				return -ETIMEDOUT;
+			if (left < slice)
+				slice = (int)left;
+		}
+		if (!rc_rs_arm(rs))
+			continue;
+		n = rc_rs_wait_fds(rs, fds);
+		for (int i = 0; i < n; i++)
+			p[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+		pthread_mutex_unlock(&rs->lock);
+		poll(p, (nfds_t)n, slice);
+		pthread_mutex_lock(&rs->lock);
+		rc_rs_after_wait(rs);
+	}
+}
+
+short rc_rs_revents(struct rc_rs *rs, short events)
+{
+	short re = 0;
+
+	rc_rs_progress(rs);
+	switch (rs->state) {
+	case RC_RS_LISTENING:
+		pthread_mutex_lock(&rs->chan->lock);
+		if (rs->reqs)
+			re |= POLLIN;
+		pthread_mutex_unlock(&rs->chan->lock);
+		return re & events;
+	case RC_RS_CONNECTED:
+		if (rc_rs_have_data(rs) || !rs->readable)
+			re |= POLLIN;
+		if (rc_rs_can_send(rs))
+			re |= POLLOUT;
+		return re & events;
+	case RC_RS_CLOSED:
+		/* As TCP: the peer's orderly close is an end of file to
+		 * read, not a hang-up; a reset or our own shutdown is. */
+		re = events & (POLLIN | POLLOUT);
+		if (rs->err)
+			re |= POLLERR;
+		if (rs->err || rs->self_shut)
+			re |= POLLHUP;
+		return re;
+	default:
+		return (short)((events & POLLOUT) | POLLHUP);
+	}
+}
