@@ -39,6 +39,9 @@ RC_EXPORT int rsocket(int domain, int type, int protocol)
 	if (type & SOCK_NONBLOCK)
 		rs->fl_flags = O_NONBLOCK;
 	ret = rc_rs_chan_new(&rs->chan);
+	/* No engine to reach is no RDMA device, as rdma-core says it. */
+	if (ret == -ENOENT || ret == -ECONNREFUSED)
+		ret = -ENODEV;
 	if (ret == 0 && rdma_create_id(rs->chan->ch, &rs->id, rs, RDMA_PS_TCP))
 		ret = -errno;
 	if (ret < 0) {
