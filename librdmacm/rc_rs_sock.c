@@ -139,6 +139,9 @@ static int do_connect(struct rc_rs *rs, const struct sockaddr *addr)
 	}
 	rs->state = RC_RS_CONNECTED;
 	rs->readable = rs->writable = true;
+	/* Both ends are ready now: grant the second half of our buffer
+	 * at once rather than at our first read. */
+	rc_rs_progress(rs);
 	return 0;
 }
 

@@ -40,4 +40,69 @@ rs_case rstream-async-64 "-T a -T v" 64 1000
 rs_case rstream-async-1m "-T a -T v" 1048576 50
 rs_case rstream-nonblock-16k "-T n -T v" 16384 500
 
+# A reader that stops reading: the writer's non-blocking sends end in
+# EAGAIN once the buffers and credits are used, a blocking send resumes
+# when the reader reads again, and every byte arrives once, in order.
+PEER="python3 $PV_ROOT/tests/compat/rsocket_peer.py"
+if cm_case rs-stall 60 "$PEER stall-server $POD_B_IP 7481" \
+	   "$PEER stall-client $POD_B_IP 7481"; then
+	grep -q 'EAGAIN after' "$TMP/rs-stall.cli" &&
+	grep -q 'read 4194304 bytes, intact' "$TMP/rs-stall.srv" &&
+		case_ok "stalled reader: $(grep -o 'EAGAIN after [0-9]* bytes' "$TMP/rs-stall.cli"), resumed, 4 MiB intact" ||
+		case_fail rs-stall "flow control lines missing"
+fi
+
+# Half close: after rshutdown(SHUT_WR) the peer reads an end of stream,
+# sends are refused (EPIPE), and the answer still comes back.
+if cm_case rs-half 60 "$PEER half-server $POD_B_IP 7482" \
+	   "$PEER half-client $POD_B_IP 7482"; then
+	grep -q 'then end of stream, intact' "$TMP/rs-half.srv" &&
+	grep -q 'after SHUT_WR: -1 (EPIPE)' "$TMP/rs-half.cli" &&
+	grep -q 'answer after SHUT_WR: 5000 bytes, intact' "$TMP/rs-half.cli" &&
+		case_ok "half close: EOF at the reader, EPIPE at the writer, the answer arrives" ||
+		case_fail rs-half "half-close lines missing"
+fi
+
+# A peer killed mid-transfer (SIGKILL: no rclose, the engine reaps its
+# ids and QPs): the other side's rstream must fail within seconds, not
+# hang.  KILL_SIDE srv kills the reader, cli the writer.
+rs_kill() {
+	_kn=rs-kill-$1
+	_kl0=$(cm_listens)
+	in_pod b timeout 60 rstream -S 1048576 -C 100000 >"$TMP/$_kn.srv" 2>&1 &
+	_ks=$!
+	wait_until 10 listened_since "$_kl0"
+	in_pod a timeout 60 rstream -S 1048576 -C 100000 -s "$POD_B_IP" \
+		>"$TMP/$_kn.cli" 2>&1 &
+	_kc=$!
+	sleep 2
+	if [ "$1" = srv ]; then _kv=$_ks _ko=$_kc; else _kv=$_kc _ko=$_ks; fi
+	_kt=$(pair_tool "$_kv" rstream)
+	[ -n "$_kt" ] && kill -9 "$_kt"
+	_kstart=$(date +%s)
+	wait "$_ko"
+	_krc=$?
+	_ksecs=$(( $(date +%s) - _kstart ))
+	wait "$_kv" 2>/dev/null
+	if [ -z "$_kt" ]; then
+		case_fail "$_kn" "no rstream to kill (exited early?)"
+	elif [ "$_krc" != 0 ] && [ "$_krc" != 124 ] && [ "$_ksecs" -le 15 ]; then
+		case_ok "$_kn: the survivor failed after ${_ksecs}s (exit $_krc): $(grep -m1 -E 'rsend|rrecv|rpoll' "$TMP/$_kn".* | cut -d: -f2-)"
+	else
+		case_fail "$_kn" "survivor exit $_krc after ${_ksecs}s (124 = hung until timeout)"
+	fi
+}
+rs_kill srv
+rs_kill cli
+
+# Nothing of the CM is left in the engine once every rsocket is gone.
+cm_live() { pvctl stats | awk '$1 == "cm_ids_live" { print $2 }'; }
+cm_none() { [ "$(cm_live)" = 0 ]; }
+wait_until 5 cm_none
+live=$(cm_live)
+if [ "$live" = 0 ]; then
+	case_ok "no CM ids left (cm_ids_live 0)"
+else
+	case_fail rs-cm-left "cm_ids_live is '$live' after every program exited"
+fi
 pairs_done

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""One side of an rsocket failure-mode case, over the librdmacm.so.1
+that LD_LIBRARY_PATH finds (ours), through ctypes: no build step, and
+the calls are exactly what a C program makes.
+
+  rsocket_peer.py stall-server IP PORT   accept, read nothing for 3 s,
+                                         then read all and check it
+  rsocket_peer.py stall-client IP PORT   non-blocking sends until EAGAIN,
+                                         wait, then send the rest
+  rsocket_peer.py half-server IP PORT    read to EOF, then answer
+  rsocket_peer.py half-client IP PORT    send, rshutdown(SHUT_WR), read
+                                         the answer after it
+Prints what it saw; exits 0 when the case held."""
+import ctypes
+import errno
+import hashlib
+import socket
+import struct
+import sys
+import time
+
+LIB = ctypes.CDLL("librdmacm.so.1", use_errno=True)
+for name in ("rsocket", "rbind", "rlisten", "raccept", "rconnect",
+             "rshutdown", "rclose"):
+    getattr(LIB, name).restype = ctypes.c_int
+LIB.rsend.restype = ctypes.c_ssize_t
+LIB.rrecv.restype = ctypes.c_ssize_t
+LIB.rsend.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t,
+                      ctypes.c_int]
+LIB.rrecv.argtypes = LIB.rsend.argtypes
+
+MSG_DONTWAIT = 0x40
+TOTAL = 4 << 20          # the stalled case: 4 MiB, far over the buffers
+HALF = 300000            # the half-close case
+
+
+def sockaddr(ip, port):
+    raw = struct.pack("=H", socket.AF_INET) + struct.pack("!H", port) + \
+        socket.inet_aton(ip) + bytes(8)
+    return ctypes.create_string_buffer(raw, len(raw))
+
+
+def check(ret, what):
+    if ret < 0:
+        e = ctypes.get_errno()
+        sys.exit("%s: %s" % (what, errno.errorcode.get(e, e)))
+    return ret
+
+
+def pattern(n, seed=0):
+    return bytes((i * 7 + seed) & 0xFF for i in range(n))
+
+
+def listen_accept(ip, port):
+    l = check(LIB.rsocket(socket.AF_INET, socket.SOCK_STREAM, 0), "rsocket")
+    sa = sockaddr(ip, port)
+    check(LIB.rbind(l, sa, len(sa)), "rbind")
+    check(LIB.rlisten(l, 1), "rlisten")
+    print("listening", flush=True)
+    s = check(LIB.raccept(l, None, None), "raccept")
+    return l, s
+
+
+def connect(ip, port):
+    s = check(LIB.rsocket(socket.AF_INET, socket.SOCK_STREAM, 0), "rsocket")
+    sa = sockaddr(ip, port)
+    check(LIB.rconnect(s, sa, len(sa)), "rconnect")
+    return s
+
+
+def recv_all(s, limit):
+    got = bytearray()
+    buf = ctypes.create_string_buffer(65536)
+    while len(got) < limit:
+        n = check(LIB.rrecv(s, buf, 65536, 0), "rrecv")
+        if n == 0:
+            break
+        got += buf.raw[:n]
+    return bytes(got)
+
+
+def send_all(s, data, flags=0):
+    off = 0
+    while off < len(data):
+        chunk = data[off:off + 65536]
+        n = LIB.rsend(s, chunk, len(chunk), flags)
+        if n < 0:
+            return off, ctypes.get_errno()
+        off += n
+    return off, 0
+
+
+def stall_server(ip, port):
+    l, s = listen_accept(ip, port)
+    time.sleep(3)
+    got = recv_all(s, TOTAL)
+    ok = hashlib.sha256(got).digest() == hashlib.sha256(pattern(TOTAL)).digest()
+    print("server read %d bytes, %s" % (len(got), "intact" if ok else "CORRUPT"))
+    LIB.rclose(s)
+    LIB.rclose(l)
+    return 0 if ok and len(got) == TOTAL else 1
+
+
+def stall_client(ip, port):
+    s = connect(ip, port)
+    data = pattern(TOTAL)
+    sent, err = send_all(s, data, MSG_DONTWAIT)
+    if err != errno.EAGAIN or sent >= TOTAL:
+        print("client: %d bytes went before the reader read (err %s)"
+              % (sent, err))
+        return 1
+    print("client: EAGAIN after %d bytes while the reader slept" % sent)
+    more, err = send_all(s, data[sent:], MSG_DONTWAIT)
+    if err != errno.EAGAIN:
+        print("client: a second try sent %d more (err %s)" % (more, err))
+        return 1
+    rest, err = send_all(s, data[sent + more:])   # blocking: resumes
+    if err:
+        print("client: blocking send failed: %s" % errno.errorcode[err])
+        return 1
+    print("client: blocking send resumed, %d bytes in all"
+          % (sent + more + rest))
+    buf = ctypes.create_string_buffer(16)
+    n = LIB.rrecv(s, buf, 16, 0)                   # the server's close
+    LIB.rclose(s)
+    return 0 if n == 0 else 1
+
+
+def half_server(ip, port):
+    l, s = listen_accept(ip, port)
+    got = recv_all(s, HALF + 1)
+    ok = got == pattern(HALF)
+    print("server: %d bytes then end of stream, %s"
+          % (len(got), "intact" if ok else "CORRUPT"))
+    reply = pattern(5000, 3)
+    sent, err = send_all(s, reply)
+    print("server: answered %d bytes after the peer's SHUT_WR (err %s)"
+          % (sent, err))
+    LIB.rclose(s)
+    LIB.rclose(l)
+    return 0 if ok and sent == len(reply) and not err else 1
+
+
+def half_client(ip, port):
+    s = connect(ip, port)
+    sent, err = send_all(s, pattern(HALF))
+    if err:
+        return 1
+    check(LIB.rshutdown(s, socket.SHUT_WR), "rshutdown")
+    n = LIB.rsend(s, b"x", 1, 0)
+    e = ctypes.get_errno()
+    print("client: send after SHUT_WR: %d (%s)"
+          % (n, errno.errorcode.get(e, e)))
+    got = recv_all(s, 5001)
+    ok = got == pattern(5000, 3)
+    print("client: read the answer after SHUT_WR: %d bytes, %s"
+          % (len(got), "intact" if ok else "CORRUPT"))
+    LIB.rclose(s)
+    return 0 if ok and n == -1 and e == errno.EPIPE else 1
+
+
+if __name__ == "__main__":
+    mode, ip, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    sys.exit({"stall-server": stall_server, "stall-client": stall_client,
+              "half-server": half_server,
+              "half-client": half_client}[mode](ip, port))
