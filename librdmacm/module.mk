@@ -14,7 +14,7 @@ RC_SRCS := \
 	librdmacm/rc_mcast.c \
 	librdmacm/rc_id.c \
 	librdmacm/rc_qp.c \
-	librdmacm/rc_rsocket.c \
+	librdmacm/rc_rs_iomap.c \
 	librdmacm/rc_rs_proto.c \
 	librdmacm/rc_rs_table.c \
 	librdmacm/rc_rs_cm.c \

@@ -49,6 +49,15 @@ struct rc_rs_req {
 	struct rc_rs_req *next;
 };
 
+struct rc_rs_map {
+	void *buf;
+	size_t len;
+	uint64_t offset;
+	struct ibv_mr *mr;
+	uint32_t index;			/* its entry at the peer */
+	struct rc_rs_map *next;
+};
+
 struct rc_rs_rmsg {
 	uint32_t len;			/* bytes still unread of this message */
 };
@@ -88,6 +97,10 @@ struct rc_rs {
 	struct ibv_mr *smr, *rmr, *tmr;
 	uint8_t *sbuf, *rbuf;
 	struct rc_rs_sge *tsgl;		/* our target SGL (peer writes it) */
+	struct rc_rs_iomap *tiomap;	/* after it: the peer's mappings */
+	uint16_t iomap_size;		/* entries of tiomap (RDMA_IOMAPSIZE) */
+	struct rc_rs_sge remote_iomap;	/* the peer's: .length entries */
+	struct rc_rs_map *maps;		/* riomap'ed windows of ours */
 	size_t sbuf_alloc, rbuf_alloc, tsgl_alloc;
 
 	/* Sending. */
@@ -136,6 +149,9 @@ void rc_rs_local_conn(const struct rc_rs *rs, struct rc_rs_conn_wire *out);
 /* Takes the peer's validated private data in. */
 int rc_rs_peer_conn(struct rc_rs *rs, const void *pdata, size_t len);
 
+/* rc_rs_iomap.c */
+void rc_rs_maps_free(struct rc_rs *rs);
+
 /* rc_rs_xfer.c */
 /* One pass: completions, CM events, credits; never blocks. */
 void rc_rs_progress(struct rc_rs *rs);
@@ -150,6 +166,12 @@ bool rc_rs_sends_done(struct rc_rs *rs);
 int rc_rs_post_ctrl(struct rc_rs *rs, enum rc_rs_ctrl ctrl);
 /* One DATA write of n bytes (n within can_send's limits). */
 int rc_rs_write_data(struct rc_rs *rs, const uint8_t *buf, uint32_t n);
+/* A riowrite piece: an RDMA WRITE (no message, no credit) to addr. */
+int rc_rs_write_direct(struct rc_rs *rs, const uint8_t *buf, uint32_t n,
+		       uint64_t addr, uint32_t key);
+/* A mapping of ours into entry index of the peer's iomap area. */
+int rc_rs_write_iomap(struct rc_rs *rs, const struct rc_rs_iomap *m,
+		      uint32_t index);
 /* Bytes left in the grant being filled (takes the next if empty). */
 uint32_t rc_rs_grant_left(struct rc_rs *rs);
 /* The fds to poll for rs (1 or 2) and what they mean. */

@@ -99,8 +99,10 @@ static int create_bufs(struct rc_rs *rs, struct ibv_pd *pd)
 	rs->sbuf = alloc_pages(rs->sbuf_size + RC_RS_CTRL_SLOTS *
 			       sizeof(struct rc_rs_sge), &rs->sbuf_alloc);
 	rs->rbuf = alloc_pages(rs->rbuf_size, &rs->rbuf_alloc);
-	rs->tsgl = alloc_pages(RC_RS_SGL_SIZE * sizeof(struct rc_rs_sge),
+	rs->tsgl = alloc_pages(RC_RS_SGL_SIZE * sizeof(struct rc_rs_sge) +
+			       rs->iomap_size * sizeof(struct rc_rs_iomap),
 			       &rs->tsgl_alloc);
+	rs->tiomap = (struct rc_rs_iomap *)(rs->tsgl + RC_RS_SGL_SIZE);
 	rs->rmsg = calloc((size_t)rs->rq_size + 1, sizeof(*rs->rmsg));
 	if (!rs->sbuf || !rs->rbuf || !rs->tsgl || !rs->rmsg)
 		return -ENOMEM;
@@ -175,6 +177,7 @@ void rc_rs_ep_destroy(struct rc_rs *rs)
 {
 	struct ibv_pd *pd = rs->id ? rs->id->pd : NULL;
 
+	rc_rs_maps_free(rs);
 	if (rs->id && rs->id->qp)
 		rdma_destroy_qp(rs->id);
 	if (rs->smr)
@@ -212,7 +215,7 @@ void rc_rs_local_conn(const struct rc_rs *rs, struct rc_rs_conn_wire *out)
 		.flags = RC_RS_FLAG_IOMAP |
 			 (rc_rs_host_is_net() ? RC_RS_FLAG_NET : 0),
 		.credits = rs->rq_size,
-		.iomap_size = 0,
+		.iomap_size = rs->iomap_size,
 		.target_sgl = { .addr = (uintptr_t)rs->tsgl,
 				.key = rs->tmr->rkey,
 				.length = RC_RS_SGL_SIZE },
@@ -235,6 +238,12 @@ int rc_rs_peer_conn(struct rc_rs *rs, const void *pdata, size_t len)
 	/* The peer set its entry 0 from our private data: ours start at 1. */
 	rs->remote_sge = 1 % c.target_sgl.length;
 	rs->swap_sgl = !!(c.flags & RC_RS_FLAG_NET) != rc_rs_host_is_net();
+	rs->remote_iomap = (struct rc_rs_sge){ 0 };
+	if (c.flags & RC_RS_FLAG_IOMAP)
+		rs->remote_iomap = (struct rc_rs_sge){
+			.addr = c.target_sgl.addr + (uint64_t)c.target_sgl.length *
+				sizeof(struct rc_rs_sge),
+			.key = c.target_sgl.key, .length = c.iomap_size };
 	rs->cur = c.data_buf;
 	rs->tsge = 1 % RC_RS_SGL_SIZE;
 	rs->sseq_no = 0;

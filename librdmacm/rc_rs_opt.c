@@ -113,7 +113,9 @@ static int set_rdma(struct rc_rs *rs, int name, const void *val, socklen_t len)
 		rs->sq_inline = (uint16_t)(v > 0xFFFF ? 0xFFFF : v);
 		return 0;
 	case RDMA_IOMAPSIZE:
-		return 0;	/* riomap is not offered: nothing to size */
+		/* Kept as the peer will read it back from the scaled byte. */
+		rs->iomap_size = (uint16_t)rc_rs_unscale(rc_rs_scale(v));
+		return 0;
 	default:
 		return -ENOTSUP;
 	}
@@ -177,7 +179,7 @@ static int opt_value(struct rc_rs *rs, int level, int name, int *v)
 		case RDMA_SQSIZE: *v = rs->sq_size; return 0;
 		case RDMA_RQSIZE: *v = rs->rq_size; return 0;
 		case RDMA_INLINE: *v = rs->sq_inline; return 0;
-		case RDMA_IOMAPSIZE: *v = 0; return 0;
+		case RDMA_IOMAPSIZE: *v = rs->iomap_size; return 0;
 		}
 		break;
 	}

@@ -134,3 +134,30 @@ uint32_t rc_rs_xfer_size(size_t left, uint32_t *olen, uint32_t sbuf_avail,
 		n = grant_left;
 	return n;
 }
+
+struct rc_rs_iomap rc_rs_iomap_swap(struct rc_rs_iomap m, bool swap)
+{
+	if (swap) {
+		m.offset = __builtin_bswap64(m.offset);
+		m.sge = sge_swap(m.sge);
+	}
+	return m;
+}
+
+int rc_rs_iomap_find(const struct rc_rs_iomap *tab, uint32_t n, bool swap,
+		     uint64_t offset, uint64_t *addr, uint32_t *rkey,
+		     uint64_t *room)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct rc_rs_iomap m = rc_rs_iomap_swap(tab[i], swap);
+
+		if (!m.sge.length || offset < m.offset ||
+		    offset - m.offset >= m.sge.length)
+			continue;
+		*addr = m.sge.addr + (offset - m.offset);
+		*rkey = m.sge.key;
+		*room = m.sge.length - (offset - m.offset);
+		return 0;
+	}
+	return -EINVAL;
+}

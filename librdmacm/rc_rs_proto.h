@@ -126,6 +126,27 @@ struct rc_rs_sge rc_rs_sge_from_peer(struct rc_rs_sge raw, bool swap);
 /* A grant to write into the peer's target SGL, in its order. */
 struct rc_rs_sge rc_rs_sge_to_peer(struct rc_rs_sge sge, bool swap);
 
+/* An iomap entry (rdma-core's struct rs_iomap): the peer's mapped
+ * window at stream offset .offset, written into our target area after
+ * the target SGL, in its byte order. */
+struct rc_rs_iomap {
+	uint64_t offset;
+	struct rc_rs_sge sge;
+};
+_Static_assert(sizeof(struct rc_rs_iomap) == 24, "rs_iomap is 24 bytes");
+
+struct rc_rs_iomap rc_rs_iomap_swap(struct rc_rs_iomap m, bool swap);
+
+/*
+ * Where a riowrite of count bytes at offset goes: the first of the n
+ * entries (copies of what the peer wrote, in its order) whose window
+ * holds offset.  Sets the remote address, rkey and how many bytes fit
+ * before the window ends; 0, or -EINVAL when no window holds offset.
+ */
+int rc_rs_iomap_find(const struct rc_rs_iomap *tab, uint32_t n, bool swap,
+		     uint64_t offset, uint64_t *addr, uint32_t *rkey,
+		     uint64_t *room);
+
 /* 16-bit sequence arithmetic: a - b as a signed distance. */
 static inline int rc_rs_seq_diff(uint16_t a, uint16_t b)
 {

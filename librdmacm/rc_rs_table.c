@@ -106,6 +106,7 @@ int rc_rs_new_child(const struct rc_rs *parent, struct rc_rs **out)
 	rs->keepalive = parent->keepalive;
 	rs->keepidle = parent->keepidle;
 	rs->fl_flags = parent->fl_flags;
+	rs->iomap_size = parent->iomap_size;
 	*out = rs;
 	return 0;
 }

@@ -299,14 +299,14 @@ bool rc_rs_sends_done(struct rc_rs *rs)
 	       (rs->ctrl_max - rs->ctrl_seqno + rs->sqe_avail == rs->sq_size);
 }
 
-/* One DATA write of n bytes from buf: inline when small, else through
- * the send ring (two SGEs where it wraps). */
-int rc_rs_write_data(struct rc_rs *rs, const uint8_t *buf, uint32_t n)
+/* Puts n bytes from buf on the wire towards addr/key: inline when
+ * small, else through the send ring (two SGEs where it wraps); with an
+ * immediate (a message: it takes a credit) or without (riowrite). */
+static int write_payload(struct rc_rs *rs, const uint8_t *buf, uint32_t n,
+			 uint64_t addr, uint32_t key, bool msg, uint32_t imm)
 {
 	struct ibv_sge sg[2];
 	int nsge = 1, flags = 0;
-	uint64_t addr = rs->cur.addr;
-	uint32_t key = rs->cur.key;
 
 	if (n <= rs->sq_inline) {
 		sg[0] = (struct ibv_sge){ .addr = (uintptr_t)buf, .length = n };
@@ -329,13 +329,52 @@ int rc_rs_write_data(struct rc_rs *rs, const uint8_t *buf, uint32_t n)
 		}
 		rs->sbuf_head = (rs->sbuf_head + n) % rs->sbuf_size;
 	}
-	rs->sseq_no++;
+	if (msg)
+		rs->sseq_no++;
 	rs->sqe_avail--;
 	rs->sbuf_avail -= n;
+	if (!msg) {
+		struct ibv_send_wr wr = {
+			.wr_id = WR_DATA | n, .sg_list = sg, .num_sge = nsge,
+			.opcode = IBV_WR_RDMA_WRITE, .send_flags = flags,
+			.wr.rdma = { .remote_addr = addr, .rkey = key },
+		}, *bad;
+
+		if (ibv_post_send(rs->id->qp, &wr, &bad)) {
+			rc_rs_set_closed(rs, EIO);
+			return -EIO;
+		}
+		return 0;
+	}
+	return post_write(rs, sg, nsge, WR_DATA | n, imm, flags, addr, key);
+}
+
+int rc_rs_write_data(struct rc_rs *rs, const uint8_t *buf, uint32_t n)
+{
+	uint64_t addr = rs->cur.addr;
+	uint32_t key = rs->cur.key;
+
 	rs->cur.addr += n;
 	rs->cur.length -= n;
-	return post_write(rs, sg, nsge, WR_DATA | n,
-			  rc_rs_msg(RC_RS_OP_DATA, n), flags, addr, key);
+	return write_payload(rs, buf, n, addr, key, true,
+			     rc_rs_msg(RC_RS_OP_DATA, n));
+}
+
+int rc_rs_write_direct(struct rc_rs *rs, const uint8_t *buf, uint32_t n,
+		       uint64_t addr, uint32_t key)
+{
+	return write_payload(rs, buf, n, addr, key, false, 0);
+}
+
+int rc_rs_write_iomap(struct rc_rs *rs, const struct rc_rs_iomap *m,
+		      uint32_t index)
+{
+	struct rc_rs_iomap w = rc_rs_iomap_swap(*m, rs->swap_sgl);
+
+	return write_payload(rs, (const uint8_t *)&w, sizeof(w),
+			     rs->remote_iomap.addr + (uint64_t)index * sizeof(w),
+			     rs->remote_iomap.key, true,
+			     rc_rs_msg(RC_RS_OP_IOMAP_SGL, index));
 }
 
 int rc_rs_wait_fds(struct rc_rs *rs, int fds[2])

@@ -5,8 +5,9 @@
 #  2. the version nodes and the soname are the same;
 #  3. a program built against Debian's headers and run over ours gets
 #     ENODEV from rsocket with no engine to reach (as Debian's does with
-#     no RDMA device), ENOSYS (not a crash) from riowrite (not offered
-#     yet), and a clear line for it under PODVERBS_DEBUG.
+#     no RDMA device), EBADF from riowrite on a number that is no
+#     rsocket, and ENOSYS (not a crash) from a CM call not offered yet
+#     (rdma_notify), with a clear line for it under PODVERBS_DEBUG.
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
 ROOT=${PV_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -73,8 +74,12 @@ int main(void)
 	}
 	errno = 0;
 	w = riowrite(3, "x", 1, 0, 0);
-	if (w != 0 || errno != ENOSYS) {
+	if (w != (size_t)-1 || errno != EBADF) {
 		printf("riowrite: %zu errno %d\n", w, errno);
+		return 1;
+	}
+	if (rdma_notify(NULL, IBV_EVENT_COMM_EST) != -1 || errno != ENOSYS) {
+		printf("rdma_notify: errno %d\n", errno);
 		return 1;
 	}
 	if (strcmp(rdma_event_str(RDMA_CM_EVENT_ESTABLISHED),
@@ -90,14 +95,14 @@ PROBE
 if [ -f /usr/include/rdma/rsocket.h ]; then
 	$CC -o "$WORK/enosys" "$WORK/enosys.c" -lrdmacm ||
 		{ echo "FAIL: probe does not build against Debian's"; exit 1; }
-	# Debian's library has no ENOSYS riowrite: the probe tells the
+	# Debian's library has no ENOSYS rdma_notify: the probe tells the
 	# two libraries apart.
 	"$WORK/enosys" >/dev/null 2>&1 &&
 		{ echo "FAIL: the probe passes over Debian's library too"; fail=1; }
 	LD_LIBRARY_PATH="$BUILD/lib" PODVERBS_DEBUG=1 "$WORK/enosys" \
 		>"$WORK/out" 2>&1 || { cat "$WORK/out"; echo "FAIL: probe over ours"; fail=1; }
-	grep -q 'riowrite is not implemented yet (ENOSYS)' "$WORK/out" ||
-		{ cat "$WORK/out"; echo "FAIL: no debug line for riowrite"; fail=1; }
+	grep -q 'rdma_notify is not implemented yet (ENOSYS)' "$WORK/out" ||
+		{ cat "$WORK/out"; echo "FAIL: no debug line for rdma_notify"; fail=1; }
 	LD_LIBRARY_PATH="$BUILD/lib" "$WORK/enosys" >"$WORK/out2" 2>&1
 	[ -s "$WORK/out2" ] && { cat "$WORK/out2"; echo "FAIL: output without PODVERBS_DEBUG"; fail=1; }
 else

@@ -3,7 +3,8 @@
 # Debian's unmodified rstream (rdmacm-utils) between two pods over our
 # librdmacm.so.1 and libibverbs.so.1: stream rsockets, blocking (the
 # default), MSG_WAITALL (-T b), poll-driven (-T a) and non-blocking
-# (-T n), several transfer sizes, data verified (-T v); then the failure
+# (-T n), several transfer sizes, data verified (-T v); riostream
+# (riomap/riowrite) and rcopy; then the failure
 # modes: a peer killed mid-transfer, a reader that stops reading, a
 # half close.  (rstream's own -T s means plain TCP sockets: not ours.)
 set -u
@@ -39,6 +40,45 @@ rs_case rstream-waitall-64k "-T b -T v" 65536 200
 rs_case rstream-async-64 "-T a -T v" 64 1000
 rs_case rstream-async-1m "-T a -T v" 1048576 50
 rs_case rstream-nonblock-16k "-T n -T v" 16384 500
+
+# riostream: riomap'ed windows written with riowrite both ways (the
+# receiver spins on the window's last byte; slow on a loaded host).
+if command -v riostream >/dev/null; then
+	for sz in 4096 65536; do
+		if cm_case riostream-$sz 60 "riostream -T v -S $sz -C 20" \
+			   "riostream -T v -S $sz -C 20 -s $POD_B_IP"; then
+			_rl=$(awk '$1 == "custom" { print $2 " x " $3 ": " $7 " Gb/s" }' \
+				"$TMP/riostream-$sz.cli")
+			if [ -n "$_rl" ] && ! grep -qi 'fail\|error' \
+			   "$TMP/riostream-$sz.cli" "$TMP/riostream-$sz.srv"; then
+				case_ok "riostream-$sz: $_rl"
+			else
+				case_fail riostream-$sz "no result line"
+			fi
+		fi
+	done
+fi
+
+# rcopy: a 5 MiB file through rsockets (its server accepts forever).
+if command -v rcopy >/dev/null; then
+	head -c 5242880 /dev/urandom >"$TMP/copy-src.bin"
+	_cl0=$(cm_listens)
+	in_pod b timeout 60 rcopy -p 7483 >"$TMP/rcopy.srv" 2>&1 &
+	_cs=$!
+	wait_until 10 listened_since "$_cl0"
+	# rcopy's client takes its options after the file names.
+	in_pod a timeout 30 rcopy "$TMP/copy-src.bin" \
+		"$POD_B_IP:$TMP/copy-dst.bin" -p 7483 >"$TMP/rcopy.cli" 2>&1
+	_crc=$?
+	_ct=$(pair_tool "$_cs" rcopy)
+	[ -n "$_ct" ] && kill "$_ct"
+	stop_pid "$_cs"
+	if [ "$_crc" = 0 ] && cmp -s "$TMP/copy-src.bin" "$TMP/copy-dst.bin"; then
+		case_ok "rcopy: 5 MiB copied intact ($(grep -o '[0-9.]* Gb/sec' "$TMP/rcopy.cli"))"
+	else
+		case_fail rcopy "exit $_crc or the copy differs"
+	fi
+fi
 
 # A reader that stops reading: the writer's non-blocking sends end in
 # EAGAIN once the buffers and credits are used, a blocking send resumes

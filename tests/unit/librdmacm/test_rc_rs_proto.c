@@ -186,6 +186,44 @@ static void test_rc_rs_proto__xfer_size(void **state)
 	assert_int_equal(rc_rs_xfer_size(1 << 20, &olen, 1 << 20, 10), 10);
 }
 
+static void test_rc_rs_proto__iomap_find(void **state)
+{
+	struct rc_rs_iomap tab[3] = {
+		{ 0, { 0, 0, 0 } },			/* an empty slot */
+		{ 4096, { 0x10000, 0x77, 1000 } },
+		{ 0, { 0x20000, 0x88, 100 } },
+	};
+	struct rc_rs_iomap sw[3];
+	uint64_t addr, room;
+	uint32_t key;
+
+	(void)state;
+	assert_int_equal(rc_rs_iomap_find(tab, 3, false, 4096 + 10, &addr,
+					  &key, &room), 0);
+	assert_true(addr == 0x10000 + 10);
+	assert_int_equal(key, 0x77);
+	assert_true(room == 990);
+	assert_int_equal(rc_rs_iomap_find(tab, 3, false, 99, &addr, &key,
+					  &room), 0);
+	assert_int_equal(key, 0x88);
+	assert_true(room == 1);
+	/* Just past a window, or in none. */
+	assert_int_equal(rc_rs_iomap_find(tab, 3, false, 100, &addr, &key,
+					  &room), -EINVAL);
+	assert_int_equal(rc_rs_iomap_find(tab, 3, false, 4096 + 1000, &addr,
+					  &key, &room), -EINVAL);
+	/* A window at the top of the offset space cannot wrap. */
+	tab[1].offset = UINT64_MAX - 10;
+	assert_int_equal(rc_rs_iomap_find(tab, 2, false, 5, &addr, &key,
+					  &room), -EINVAL);
+	/* The peer's byte order. */
+	for (int i = 0; i < 3; i++)
+		sw[i] = rc_rs_iomap_swap(tab[i], true);
+	assert_int_equal(rc_rs_iomap_find(sw, 3, true, 50, &addr, &key,
+					  &room), 0);
+	assert_true(addr == 0x20000 + 50);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -197,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_rc_rs_proto__credits),
 		cmocka_unit_test(test_rc_rs_proto__data_fits_grant),
 		cmocka_unit_test(test_rc_rs_proto__xfer_size),
+		cmocka_unit_test(test_rc_rs_proto__iomap_find),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
