@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rdma/rsocket.h — sockets over RDMA (rsockets), source-compatible with
- * rdma-core 44.  In podverbs' librdmacm these calls exist but fail with
- * ENOSYS until the rsockets issue (13) implements them.
+ * rdma-core 44.  podverbs' librdmacm implements stream rsockets
+ * (librdmacm/README.md); datagram ones fail with ENOTSUP.
  */
 #ifndef RSOCKET_H
 #define RSOCKET_H
