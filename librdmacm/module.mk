@@ -16,6 +16,7 @@ RC_SRCS := \
 	librdmacm/rc_qp.c \
 	librdmacm/rc_rs_iomap.c \
 	librdmacm/rc_rs_proto.c \
+	librdmacm/rc_rs_rx.c \
 	librdmacm/rc_rs_table.c \
 	librdmacm/rc_rs_cm.c \
 	librdmacm/rc_rs_ep.c \
@@ -58,6 +59,6 @@ HEADERS_CHECK += librdmacm/rc_core.h librdmacm/rc_dev.h librdmacm/rc_cm.h
 HEADERS_CHECK += include/rdma/rdma_cma.h include/rdma/rdma_verbs.h \
 	include/rdma/rsocket.h include/infiniband/sa.h
 HEADERS_CHECK += providers/soft/pv-soft-cm-abi.h
-HEADERS_CHECK += librdmacm/rc_rs_proto.h librdmacm/rc_rs.h
+HEADERS_CHECK += librdmacm/rc_rs_proto.h librdmacm/rc_rs_rx.h librdmacm/rc_rs.h
 
-$(eval $(call unit_test,test_rc_rs_proto,tests/unit/librdmacm/test_rc_rs_proto.c,$(call objs,librdmacm/rc_rs_proto.c),))
+$(eval $(call unit_test,test_rc_rs_proto,tests/unit/librdmacm/test_rc_rs_proto.c,$(call objs,librdmacm/rc_rs_proto.c librdmacm/rc_rs_rx.c),))

@@ -26,6 +26,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "librdmacm/rc_rs_proto.h"
+#include "librdmacm/rc_rs_rx.h"
 
 enum rc_rs_state {
 	RC_RS_INIT,
@@ -56,10 +57,6 @@ struct rc_rs_map {
 	struct ibv_mr *mr;
 	uint32_t index;			/* its entry at the peer */
 	struct rc_rs_map *next;
-};
-
-struct rc_rs_rmsg {
-	uint32_t len;			/* bytes still unread of this message */
 };
 
 struct rc_rs {
@@ -104,8 +101,6 @@ struct rc_rs {
 	size_t sbuf_alloc, rbuf_alloc, tsgl_alloc;
 
 	/* Sending. */
-	uint16_t sseq_no, sseq_comp;	/* data messages sent, peer's limit */
-	uint16_t peer_credits;		/* its queue depth (conn data) */
 	bool swap_sgl;			/* ends differ in byte order */
 	struct rc_rs_sge remote_sgl;	/* the peer's target SGL */
 	uint32_t remote_sge;		/* next entry of it to write */
@@ -116,11 +111,9 @@ struct rc_rs {
 	uint32_t sbuf_avail, sbuf_head;	/* free bytes, next offset */
 
 	/* Receiving. */
-	uint16_t rseq_no, rseq_comp;	/* messages read, next credit point */
-	struct rc_rs_rmsg *rmsg;	/* ring of rq_size + 1 */
-	uint32_t rmsg_head, rmsg_tail;
-	uint32_t queued;		/* bytes in rmsg not yet read */
-	uint32_t rbuf_avail, rbuf_free, rbuf_off;
+	struct rc_rs_rx rx;		/* what the peer's messages move */
+	uint16_t rseq_comp;		/* next credit point */
+	uint32_t rbuf_free, rbuf_off;
 	unsigned int posted;		/* receives to repost */
 };
 

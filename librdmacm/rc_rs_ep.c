@@ -103,8 +103,8 @@ static int create_bufs(struct rc_rs *rs, struct ibv_pd *pd)
 			       rs->iomap_size * sizeof(struct rc_rs_iomap),
 			       &rs->tsgl_alloc);
 	rs->tiomap = (struct rc_rs_iomap *)(rs->tsgl + RC_RS_SGL_SIZE);
-	rs->rmsg = calloc((size_t)rs->rq_size + 1, sizeof(*rs->rmsg));
-	if (!rs->sbuf || !rs->rbuf || !rs->tsgl || !rs->rmsg)
+	rs->rx.rmsg = calloc((size_t)rs->rq_size + 1, sizeof(uint32_t));
+	if (!rs->sbuf || !rs->rbuf || !rs->tsgl || !rs->rx.rmsg)
 		return -ENOMEM;
 	rs->smr = ibv_reg_mr(pd, rs->sbuf, rs->sbuf_alloc,
 			     IBV_ACCESS_LOCAL_WRITE);
@@ -124,13 +124,11 @@ static void init_counters(struct rc_rs *rs)
 	rs->sbuf_head = 0;
 	/* The first half goes in the private data; the second is ours to
 	 * grant as soon as the connection is up. */
+	rc_rs_rx_init(&rs->rx, rs->rx.rmsg, (uint32_t)rs->rq_size + 1,
+		      rs->rbuf_size);
 	rs->rbuf_free = rs->rbuf_size / 2;
-	rs->rbuf_avail = rs->rbuf_size / 2;
 	rs->rbuf_off = 0;
-	rs->rseq_no = 0;
 	rs->rseq_comp = rs->rq_size / 2;
-	rs->rmsg_head = rs->rmsg_tail = 0;
-	rs->queued = 0;
 }
 
 static int post_recvs(struct rc_rs *rs, unsigned int n)
@@ -203,10 +201,10 @@ void rc_rs_ep_destroy(struct rc_rs *rs)
 	free(rs->sbuf);
 	free(rs->rbuf);
 	free(rs->tsgl);
-	free(rs->rmsg);
+	free(rs->rx.rmsg);
 	rs->sbuf = rs->rbuf = NULL;
 	rs->tsgl = NULL;
-	rs->rmsg = NULL;
+	rs->rx.rmsg = NULL;
 }
 
 void rc_rs_local_conn(const struct rc_rs *rs, struct rc_rs_conn_wire *out)
@@ -246,8 +244,8 @@ int rc_rs_peer_conn(struct rc_rs *rs, const void *pdata, size_t len)
 			.key = c.target_sgl.key, .length = c.iomap_size };
 	rs->cur = c.data_buf;
 	rs->tsge = 1 % RC_RS_SGL_SIZE;
-	rs->sseq_no = 0;
-	rs->sseq_comp = c.credits;
-	rs->peer_credits = c.credits;
+	rs->rx.sseq_no = 0;
+	rs->rx.sseq_comp = c.credits;
+	rs->rx.peer_credits = c.credits;
 	return 0;
 }

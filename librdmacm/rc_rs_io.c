@@ -101,16 +101,17 @@ static ssize_t sendv(struct rc_rs *rs, const struct iovec *iov, int cnt,
 	return ret < 0 && left == len ? ret : (ssize_t)(len - left);
 }
 
-/* Copies up to len bytes out (consuming unless peek). */
+/* Copies up to len bytes out, in arrival order (consuming unless peek). */
 static size_t copy_out(struct rc_rs *rs, const struct iovec *iov, int cnt,
 		       size_t len, bool peek)
 {
-	uint32_t head = rs->rmsg_head, off = rs->rbuf_off, mlen;
+	const struct rc_rs_rx *rx = &rs->rx;
+	uint32_t head = rx->head, off = rs->rbuf_off;
+	uint32_t mlen = rc_rs_rx_head_len(rx);
 	size_t done = 0, io_off = 0;
 	int io = 0;
 
-	mlen = head != rs->rmsg_tail ? rs->rmsg[head].len : 0;
-	while (done < len && head != rs->rmsg_tail && io < cnt) {
+	while (done < len && mlen && io < cnt) {
 		size_t k = len - done, room = iov[io].iov_len - io_off;
 		uint32_t end = rs->rbuf_size - off;
 
@@ -130,21 +131,15 @@ static size_t copy_out(struct rc_rs *rs, const struct iovec *iov, int cnt,
 			io_off = 0;
 		}
 		if (!peek) {
-			rs->rbuf_avail += (uint32_t)k;
-			rs->queued -= (uint32_t)k;
-			rs->rmsg[head].len = mlen;
-		}
-		if (!mlen) {
-			head = (head + 1) % ((uint32_t)rs->rq_size + 1);
-			if (!peek)
-				rs->rseq_no++;
-			mlen = head != rs->rmsg_tail ? rs->rmsg[head].len : 0;
+			rc_rs_rx_consume(&rs->rx, (uint32_t)k);
+			mlen = rc_rs_rx_head_len(rx);
+		} else if (!mlen) {
+			head = (head + 1) % rx->ring;
+			mlen = head != rx->tail ? rx->rmsg[head] : 0;
 		}
 	}
-	if (!peek) {
-		rs->rmsg_head = head;
+	if (!peek)
 		rs->rbuf_off = off;
-	}
 	return done;
 }
 

@@ -44,7 +44,7 @@ static bool can_write_msg(struct rc_rs *rs)
 {
 	return !rs->writable || (rs->sqe_avail &&
 	       rs->sbuf_avail >= sizeof(struct rc_rs_iomap) &&
-	       rs->sseq_no != rs->sseq_comp);
+	       rs->rx.sseq_no != rs->rx.sseq_comp);
 }
 
 static off_t map(struct rc_rs *rs, void *buf, size_t len, off_t offset)

@@ -96,9 +96,10 @@ struct rc_rs_sge rc_rs_sge_to_peer(struct rc_rs_sge sge, bool swap)
 
 int rc_rs_check_credit(uint16_t limit, uint16_t sent, uint16_t peer_credits)
 {
-	int ahead = rc_rs_seq_diff(limit, sent);
+	/* Unsigned: a queue may be up to 0xFFFE deep, past int16_t. */
+	uint16_t ahead = (uint16_t)(limit - sent);
 
-	if (ahead < 0 || ahead > peer_credits)
+	if (ahead > peer_credits)
 		return -EPROTO;
 	return 0;
 }

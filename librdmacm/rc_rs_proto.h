@@ -155,9 +155,9 @@ static inline int rc_rs_seq_diff(uint16_t a, uint16_t b)
 
 /*
  * An SGL message's credit limit: valid when it lies within [sent,
- * sent + peer_credits] (the peer grants its consumed count plus its
- * queue depth, never less than we already sent, never more than a
- * queue ahead).  0 or -EPROTO.
+ * sent + peer_credits], modulo 2^16 (the peer grants its consumed count
+ * plus its queue depth: never less than we already sent, never more
+ * than a queue ahead).  0 or -EPROTO.
  */
 int rc_rs_check_credit(uint16_t limit, uint16_t sent, uint16_t peer_credits);
 

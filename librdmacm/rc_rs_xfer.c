@@ -42,49 +42,11 @@ void rc_rs_set_closed(struct rc_rs *rs, int err)
 	}
 }
 
-static void on_ctrl(struct rc_rs *rs, uint32_t what)
-{
-	switch (what) {
-	case RC_RS_CTRL_DISCONNECT:
-		rc_rs_set_closed(rs, 0);
-		break;
-	case RC_RS_CTRL_SHUTDOWN:
-		rs->readable = false;
-		if (!rs->writable)
-			rc_rs_set_closed(rs, 0);
-		break;
-	case RC_RS_CTRL_KEEPALIVE:
-		break;
-	default:
-		proto_error(rs, "an unknown control message", what);
-	}
-}
-
-static void on_data(struct rc_rs *rs, uint32_t len)
-{
-	uint32_t next = (rs->rmsg_tail + 1) % ((uint32_t)rs->rq_size + 1);
-
-	if (rc_rs_check_data(len, rs->queued, rs->rbuf_size,
-			     rs->rbuf_avail) < 0) {
-		proto_error(rs, "more data than granted", len);
-		return;
-	}
-	if (!len) {
-		rs->rseq_no++;		/* a message, but nothing to read */
-		return;
-	}
-	if (next == rs->rmsg_head) {
-		proto_error(rs, "more messages than credits", len);
-		return;
-	}
-	rs->rmsg[rs->rmsg_tail].len = len;
-	rs->rmsg_tail = next;
-	rs->queued += len;
-}
-
 static void on_recv(struct rc_rs *rs, const struct ibv_wc *wc)
 {
+	const char *why = "";
 	uint32_t msg;
+	int act;
 
 	if (wc->status != IBV_WC_SUCCESS) {
 		if (rs->state == RC_RS_CONNECTED)
@@ -97,26 +59,15 @@ static void on_recv(struct rc_rs *rs, const struct ibv_wc *wc)
 		return;
 	}
 	msg = be32toh(wc->imm_data);
-	switch (rc_rs_msg_op(msg)) {
-	case RC_RS_OP_DATA:
-		on_data(rs, rc_rs_msg_data(msg));
-		break;
-	case RC_RS_OP_SGL: {
-		uint16_t lim = (uint16_t)rc_rs_msg_data(msg);
-
-		if (rc_rs_check_credit(lim, rs->sseq_no, rs->peer_credits) < 0)
-			proto_error(rs, "a credit limit out of range", lim);
-		else if (rc_rs_seq_diff(lim, rs->sseq_comp) > 0)
-			rs->sseq_comp = lim;
-		break;
-	}
-	case RC_RS_OP_IOMAP_SGL:
-		break;		/* we map nothing for the peer to use */
-	case RC_RS_OP_CTRL:
-		on_ctrl(rs, rc_rs_msg_data(msg));
-		break;
-	default:
-		proto_error(rs, "an unknown op", msg);
+	act = rc_rs_rx_msg(&rs->rx, msg, &why);
+	if (act < 0) {
+		proto_error(rs, why, msg);
+	} else if (act == RC_RS_RX_DISCONNECT) {
+		rc_rs_set_closed(rs, 0);
+	} else if (act == RC_RS_RX_SHUTDOWN) {
+		rs->readable = false;
+		if (!rs->writable)
+			rc_rs_set_closed(rs, 0);
 	}
 }
 
@@ -184,7 +135,7 @@ bool rc_rs_ctrl_room(struct rc_rs *rs)
 static void send_credits(struct rc_rs *rs)
 {
 	uint32_t half = rs->rbuf_size / 2;
-	uint16_t limit = (uint16_t)(rs->rseq_no + rs->rq_size);
+	uint16_t limit = (uint16_t)(rs->rx.rseq_no + rs->rq_size);
 	uint32_t imm = rc_rs_msg(RC_RS_OP_SGL, limit);
 	struct rc_rs_sge g, *slot;
 	struct ibv_sge sg;
@@ -192,8 +143,8 @@ static void send_credits(struct rc_rs *rs)
 	slot = (struct rc_rs_sge *)(rs->sbuf + rs->sbuf_size) +
 	       (rs->ctrl_seqno & (RC_RS_CTRL_SLOTS - 1));
 	rs->ctrl_seqno++;
-	rs->rseq_comp = (uint16_t)(rs->rseq_no + rs->rq_size / 2);
-	if (rs->rbuf_avail < half) {
+	rs->rseq_comp = (uint16_t)(rs->rx.rseq_no + rs->rq_size / 2);
+	if (rs->rx.rbuf_avail < half) {
 		post_write(rs, NULL, 0, WR_CTRL, imm, 0, rs->remote_sgl.addr,
 			   rs->remote_sgl.key);
 		return;
@@ -207,7 +158,7 @@ static void send_credits(struct rc_rs *rs)
 		       (uint64_t)rs->remote_sge * sizeof(*slot),
 		       rs->remote_sgl.key) < 0)
 		return;
-	rs->rbuf_avail -= half;
+	rs->rx.rbuf_avail -= half;
 	rs->rbuf_free = (rs->rbuf_free + half) % rs->rbuf_size;
 	rs->remote_sge = (rs->remote_sge + 1) % rs->remote_sgl.length;
 }
@@ -216,8 +167,8 @@ static void update_credits(struct rc_rs *rs)
 {
 	if (rs->state != RC_RS_CONNECTED || !rc_rs_ctrl_room(rs))
 		return;
-	if (rs->rbuf_avail >= rs->rbuf_size / 2 ||
-	    rc_rs_seq_diff(rs->rseq_no, rs->rseq_comp) >= 0)
+	if (rs->rx.rbuf_avail >= rs->rbuf_size / 2 ||
+	    rc_rs_seq_diff(rs->rx.rseq_no, rs->rseq_comp) >= 0)
 		send_credits(rs);
 }
 
@@ -285,12 +236,12 @@ bool rc_rs_can_send(struct rc_rs *rs)
 {
 	return rs->state == RC_RS_CONNECTED && rs->writable &&
 	       rs->sqe_avail && rs->sbuf_avail >= RC_RS_SNDLOWAT &&
-	       rs->sseq_no != rs->sseq_comp && rc_rs_grant_left(rs);
+	       rs->rx.sseq_no != rs->rx.sseq_comp && rc_rs_grant_left(rs);
 }
 
 bool rc_rs_have_data(struct rc_rs *rs)
 {
-	return rs->rmsg_head != rs->rmsg_tail;
+	return !rc_rs_rx_empty(&rs->rx);
 }
 
 bool rc_rs_sends_done(struct rc_rs *rs)
@@ -330,7 +281,7 @@ static int write_payload(struct rc_rs *rs, const uint8_t *buf, uint32_t n,
 		rs->sbuf_head = (rs->sbuf_head + n) % rs->sbuf_size;
 	}
 	if (msg)
-		rs->sseq_no++;
+		rs->rx.sseq_no++;
 	rs->sqe_avail--;
 	rs->sbuf_avail -= n;
 	if (!msg) {

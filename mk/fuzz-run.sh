@@ -10,7 +10,7 @@ FB=${1:-build-fuzz}
 SECS=${2:-60}
 if [ $# -ge 2 ]; then shift 2; else shift $#; fi
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
-TARGETS=${*:-fuzz_ipc fuzz_wqe fuzz_cni_conf fuzz_dp_config fuzz_state fuzz_wire fuzz_cm_mad fuzz_iphdr}
+TARGETS=${*:-fuzz_ipc fuzz_wqe fuzz_cni_conf fuzz_dp_config fuzz_state fuzz_wire fuzz_cm_mad fuzz_iphdr fuzz_rsocket}
 mkdir -p "$FB/artifacts" "$FB/logs"
 fails=0
 for t in $TARGETS; do

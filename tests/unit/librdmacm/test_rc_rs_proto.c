@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "librdmacm/rc_rs_proto.h"
+#include "librdmacm/rc_rs_rx.h"
 
 static void test_rc_rs_proto__imm_layout(void **state)
 {
@@ -143,6 +144,9 @@ static void test_rc_rs_proto__credits(void **state)
 	assert_int_equal(rc_rs_check_credit(394, 10, 384), 0);
 	assert_int_equal(rc_rs_check_credit(395, 10, 384), -EPROTO);
 	assert_int_equal(rc_rs_check_credit(9, 10, 384), -EPROTO);
+	/* A queue deeper than int16_t (up to 0xFFFE). */
+	assert_int_equal(rc_rs_check_credit(40000, 0, 0xFFFE), 0);
+	assert_int_equal(rc_rs_check_credit(0xFFFE, 0, 0xFFFE), 0);
 	/* Across the 16-bit wrap. */
 	assert_int_equal(rc_rs_check_credit(100, 0xFFF0, 384), 0);
 	assert_int_equal(rc_rs_check_credit(0xFFF0, 100, 384), -EPROTO);
@@ -224,6 +228,110 @@ static void test_rc_rs_proto__iomap_find(void **state)
 	assert_true(addr == 0x20000 + 50);
 }
 
+/* A receiver of 8 KiB with a queue of 4: half granted at connect. */
+static void rx_setup(struct rc_rs_rx *rx, uint32_t *ring)
+{
+	memset(rx, 0, sizeof(*rx));
+	rc_rs_rx_init(rx, ring, 5, 8192);
+	rx->sseq_comp = 4;
+	rx->peer_credits = 4;
+}
+
+static void test_rc_rs_rx__data_and_reads(void **state)
+{
+	struct rc_rs_rx rx;
+	uint32_t ring[5];
+	const char *why = NULL;
+
+	(void)state;
+	rx_setup(&rx, ring);
+	assert_true(rc_rs_rx_empty(&rx));
+	assert_int_equal(rc_rs_rx_msg(&rx, rc_rs_msg(RC_RS_OP_DATA, 1000),
+				      &why), RC_RS_RX_NONE);
+	assert_int_equal(rc_rs_rx_msg(&rx, rc_rs_msg(RC_RS_OP_DATA, 3096),
+				      &why), RC_RS_RX_NONE);
+	assert_int_equal(rx.queued, 4096);
+	assert_int_equal(rc_rs_rx_head_len(&rx), 1000);
+	/* The granted half is full: one more byte is a violation. */
+	assert_int_equal(rc_rs_rx_msg(&rx, rc_rs_msg(RC_RS_OP_DATA, 1), &why),
+			 -EPROTO);
+	assert_string_equal(why, "more data than granted");
+	/* Reading part of a message keeps it at the head. */
+	rc_rs_rx_consume(&rx, 600);
+	assert_int_equal(rc_rs_rx_head_len(&rx), 400);
+	assert_int_equal(rx.rseq_no, 0);
+	rc_rs_rx_consume(&rx, 5000);	/* capped at the message */
+	assert_int_equal(rc_rs_rx_head_len(&rx), 3096);
+	assert_int_equal(rx.rseq_no, 1);
+	assert_int_equal(rx.rbuf_avail, 4096 + 1000);
+	rc_rs_rx_consume(&rx, 3096);
+	assert_true(rc_rs_rx_empty(&rx));
+	assert_int_equal(rx.queued, 0);
+	/* A zero-length message is counted, not queued (no false EOF). */
+	assert_int_equal(rc_rs_rx_msg(&rx, rc_rs_msg(RC_RS_OP_DATA, 0), &why),
+			 RC_RS_RX_NONE);
+	assert_true(rc_rs_rx_empty(&rx));
+	assert_int_equal(rx.rseq_no, 3);
+}
+
+static void test_rc_rs_rx__queue_overrun(void **state)
+{
+	struct rc_rs_rx rx;
+	uint32_t ring[5];
+	const char *why = NULL;
+
+	(void)state;
+	rx_setup(&rx, ring);
+	rx.rbuf_avail = 0;		/* everything granted */
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(rc_rs_rx_msg(&rx, rc_rs_msg(RC_RS_OP_DATA, 1),
+					      &why), RC_RS_RX_NONE);
+	assert_int_equal(rc_rs_rx_msg(&rx, rc_rs_msg(RC_RS_OP_DATA, 1), &why),
+			 -EPROTO);
+	assert_string_equal(why, "more messages than credits");
+}
+
+static void test_rc_rs_rx__credits_and_ctrl(void **state)
+{
+	struct rc_rs_rx rx;
+	uint32_t ring[5];
+	const char *why = NULL;
+
+	(void)state;
+	rx_setup(&rx, ring);
+	rx.sseq_no = 3;
+	assert_int_equal(rc_rs_rx_msg(&rx, rc_rs_msg(RC_RS_OP_SGL, 7), &why),
+			 RC_RS_RX_NONE);
+	assert_int_equal(rx.sseq_comp, 7);
+	/* A lower limit narrows the window; below what we sent, or past a
+	 * queue ahead, is refused. */
+	assert_int_equal(rc_rs_rx_msg(&rx, rc_rs_msg(RC_RS_OP_SGL, 5), &why),
+			 RC_RS_RX_NONE);
+	assert_int_equal(rx.sseq_comp, 5);
+	assert_int_equal(rc_rs_rx_msg(&rx, rc_rs_msg(RC_RS_OP_SGL, 2), &why),
+			 -EPROTO);
+	assert_int_equal(rc_rs_rx_msg(&rx, rc_rs_msg(RC_RS_OP_SGL, 8), &why),
+			 -EPROTO);
+	assert_int_equal(rx.sseq_comp, 5);
+	assert_int_equal(rc_rs_rx_msg(&rx, rc_rs_msg(RC_RS_OP_CTRL,
+						     RC_RS_CTRL_SHUTDOWN), &why),
+			 RC_RS_RX_SHUTDOWN);
+	assert_int_equal(rc_rs_rx_msg(&rx, rc_rs_msg(RC_RS_OP_CTRL,
+						     RC_RS_CTRL_KEEPALIVE), &why),
+			 RC_RS_RX_NONE);
+	assert_int_equal(rc_rs_rx_msg(&rx, rc_rs_msg(RC_RS_OP_CTRL,
+						     RC_RS_CTRL_DISCONNECT), &why),
+			 RC_RS_RX_DISCONNECT);
+	assert_int_equal(rc_rs_rx_msg(&rx, rc_rs_msg(RC_RS_OP_CTRL, 9), &why),
+			 -EPROTO);
+	assert_int_equal(rc_rs_rx_msg(&rx, rc_rs_msg(RC_RS_OP_RSVD, 0), &why),
+			 -EPROTO);
+	assert_int_equal(rc_rs_rx_msg(&rx, rc_rs_msg(RC_RS_OP_WRITE, 0), &why),
+			 -EPROTO);
+	assert_int_equal(rc_rs_rx_msg(&rx, rc_rs_msg(RC_RS_OP_IOMAP_SGL, 3),
+				      &why), RC_RS_RX_NONE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +344,9 @@ int main(void)
 		cmocka_unit_test(test_rc_rs_proto__data_fits_grant),
 		cmocka_unit_test(test_rc_rs_proto__xfer_size),
 		cmocka_unit_test(test_rc_rs_proto__iomap_find),
+		cmocka_unit_test(test_rc_rs_rx__data_and_reads),
+		cmocka_unit_test(test_rc_rs_rx__queue_overrun),
+		cmocka_unit_test(test_rc_rs_rx__credits_and_ctrl),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libFuzzer target: what an rsockets peer can send us (librdmacm's
+ * rc_rs_proto.c and rc_rs_rx.c).  The input is a connect private data
+ * (40 bytes: decoded and, when valid, it sets the credits), a queue depth
+ * and buffer size, then 5-byte steps: an immediate from the peer, a read
+ * of k bytes, a grant of the next free half, a message of ours, or an
+ * iomap lookup over a table the input fills.  After every step the
+ * receiver's invariants must hold whatever the peer sent: unread bytes
+ * within the granted span, ring indices in range, our credit window
+ * within the peer's queue; a violation (-EPROTO) ends the connection as
+ * it does in the library.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "librdmacm/rc_rs_proto.h"
+#include "librdmacm/rc_rs_rx.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void invariants(const struct rc_rs_rx *rx)
+{
+	uint32_t n = (rx->tail + rx->ring - rx->head) % rx->ring;
+	uint16_t win = (uint16_t)(rx->sseq_comp - rx->sseq_no);
+
+	assert(rx->head < rx->ring && rx->tail < rx->ring);
+	assert(n < rx->ring);
+	assert(rx->rbuf_avail <= rx->rbuf_size);
+	assert((uint64_t)rx->queued <= rx->rbuf_size - rx->rbuf_avail);
+	assert(win <= rx->peer_credits);
+}
+
+static void lookup(const uint8_t *p, size_t left)
+{
+	struct rc_rs_iomap tab[4];
+	uint64_t addr, room, off;
+	uint32_t key;
+
+	if (left < sizeof(tab) + 8)
+		return;
+	memcpy(tab, p, sizeof(tab));
+	memcpy(&off, p + sizeof(tab), 8);
+	if (rc_rs_iomap_find(tab, 4, p[0] & 1, off, &addr, &key, &room) == 0)
+		assert(room >= 1);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct rc_rs_conn c;
+	struct rc_rs_rx rx;
+	uint32_t *ring, rbuf, depth;
+	const char *why;
+	size_t i;
+
+	if (size < sizeof(struct rc_rs_conn_wire) + 6)
+		return 0;
+	if (rc_rs_conn_decode(data, size, &c) < 0)
+		c.credits = 16;
+	depth = 1 + data[40] % 64;
+	memcpy(&rbuf, data + 41, 4);
+	rbuf = 2 + (rbuf % (1u << 24)) * 2;
+	ring = calloc(depth + 1, sizeof(*ring));
+	if (!ring)
+		return 0;
+	memset(&rx, 0, sizeof(rx));
+	rc_rs_rx_init(&rx, ring, depth + 1, rbuf);
+	rx.sseq_comp = c.credits;
+	rx.peer_credits = c.credits;
+	for (i = 45; i + 5 <= size; i += 5) {
+		uint32_t v;
+		int ret = 0;
+
+		memcpy(&v, data + i + 1, 4);
+		switch (data[i] % 5) {
+		case 0:
+			ret = rc_rs_rx_msg(&rx, v, &why);
+			break;
+		case 1:
+			rc_rs_rx_consume(&rx, v);
+			break;
+		case 2:
+			if (rx.rbuf_avail >= rbuf / 2)
+				rx.rbuf_avail -= rbuf / 2;
+			break;
+		case 3:
+			if (rx.sseq_no != rx.sseq_comp)
+				rx.sseq_no++;
+			break;
+		default:
+			lookup(data + i, size - i);
+		}
+		if (ret < 0) {
+			assert(ret == -EPROTO && why);
+			break;
+		}
+		invariants(&rx);
+	}
+	free(ring);
+	return 0;
+}
