@@ -11,6 +11,10 @@ the calls are exactly what a C program makes.
   rsocket_peer.py half-server IP PORT    read to EOF, then answer
   rsocket_peer.py half-client IP PORT    send, rshutdown(SHUT_WR), read
                                          the answer after it
+  rsocket_peer.py poll-server IP PORT    accept, wait 1 s, send 100 bytes
+  rsocket_peer.py poll-client IP PORT    rpoll and rselect over the rsocket
+                                         and a pipe: each wakes for the
+                                         right one
 Prints what it saw; exits 0 when the case held."""
 import ctypes
 import errno
@@ -22,7 +26,7 @@ import time
 
 LIB = ctypes.CDLL("librdmacm.so.1", use_errno=True)
 for name in ("rsocket", "rbind", "rlisten", "raccept", "rconnect",
-             "rshutdown", "rclose"):
+             "rshutdown", "rclose", "rpoll", "rselect"):
     getattr(LIB, name).restype = ctypes.c_int
 LIB.rsend.restype = ctypes.c_ssize_t
 LIB.rrecv.restype = ctypes.c_ssize_t
@@ -92,10 +96,12 @@ def send_all(s, data, flags=0):
 
 
 def stall_server(ip, port):
+    want = hashlib.sha256(pattern(TOTAL)).digest()
     l, s = listen_accept(ip, port)
+    print("server: accepted, sleeping 3 s", flush=True)
     time.sleep(3)
     got = recv_all(s, TOTAL)
-    ok = hashlib.sha256(got).digest() == hashlib.sha256(pattern(TOTAL)).digest()
+    ok = hashlib.sha256(got).digest() == want
     print("server read %d bytes, %s" % (len(got), "intact" if ok else "CORRUPT"))
     LIB.rclose(s)
     LIB.rclose(l)
@@ -103,14 +109,16 @@ def stall_server(ip, port):
 
 
 def stall_client(ip, port):
+    global T0
+    data = pattern(TOTAL)       # before connecting: the reader sleeps 3 s
     s = connect(ip, port)
-    data = pattern(TOTAL)
+    T0 = time.time()
     sent, err = send_all(s, data, MSG_DONTWAIT)
     if err != errno.EAGAIN or sent >= TOTAL:
         print("client: %d bytes went before the reader read (err %s)"
               % (sent, err))
         return 1
-    print("client: EAGAIN after %d bytes while the reader slept" % sent)
+    print("client: EAGAIN after %d bytes while the reader slept (%.2f s after connect)" % (sent, time.time() - T0))
     more, err = send_all(s, data[sent:], MSG_DONTWAIT)
     if err != errno.EAGAIN:
         print("client: a second try sent %d more (err %s)" % (more, err))
@@ -160,8 +168,73 @@ def half_client(ip, port):
     return 0 if ok and n == -1 and e == errno.EPIPE else 1
 
 
+class PollFd(ctypes.Structure):
+    _fields_ = [("fd", ctypes.c_int), ("events", ctypes.c_short),
+                ("revents", ctypes.c_short)]
+
+
+POLLIN = 1
+
+
+def rpoll(fds, ms):
+    arr = (PollFd * len(fds))(*[PollFd(f, POLLIN, 0) for f in fds])
+    n = LIB.rpoll(arr, len(fds), ms)
+    return n, [a.revents & POLLIN for a in arr]
+
+
+def rselect_readable(fds, ms):
+    words = 1024 // 64
+    bits = (ctypes.c_ulong * words)()
+    for f in fds:
+        bits[f // 64] |= 1 << (f % 64)
+
+    class Timeval(ctypes.Structure):
+        _fields_ = [("s", ctypes.c_long), ("us", ctypes.c_long)]
+    tv = Timeval(ms // 1000, (ms % 1000) * 1000)
+    n = LIB.rselect(max(fds) + 1, ctypes.byref(bits), None, None,
+                    ctypes.byref(tv))
+    return n, [bool(bits[f // 64] & (1 << (f % 64))) for f in fds]
+
+
+def poll_server(ip, port):
+    l, s = listen_accept(ip, port)
+    time.sleep(1)
+    sent, err = send_all(s, pattern(100))
+    buf = ctypes.create_string_buffer(16)
+    LIB.rrecv(s, buf, 16, 0)          # until the client closes
+    LIB.rclose(s)
+    LIB.rclose(l)
+    return 0 if sent == 100 else 1
+
+
+def poll_client(ip, port):
+    import os
+    s = connect(ip, port)
+    r, w = os.pipe()
+    ok = True
+    n, ready = rpoll([s, r], 200)
+    print("rpoll, nothing sent yet: %d ready" % n)
+    ok &= n == 0
+    os.write(w, b"x")
+    n, ready = rpoll([s, r], 5000)
+    print("rpoll after a pipe write: %d ready, rsocket %s, pipe %s"
+          % (n, bool(ready[0]), bool(ready[1])))
+    ok &= n == 1 and not ready[0] and ready[1]
+    os.read(r, 1)
+    n, ready = rselect_readable([s, r], 5000)   # the server's 100 bytes
+    print("rselect when the peer sends: %d ready, rsocket %s, pipe %s"
+          % (n, ready[0], ready[1]))
+    ok &= n == 1 and ready[0] and not ready[1]
+    got = recv_all(s, 100)
+    print("read %d bytes" % len(got))
+    ok &= got == pattern(100)
+    LIB.rclose(s)
+    return 0 if ok else 1
+
+
 if __name__ == "__main__":
     mode, ip, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
     sys.exit({"stall-server": stall_server, "stall-client": stall_client,
               "half-server": half_server,
-              "half-client": half_client}[mode](ip, port))
+              "half-client": half_client, "poll-server": poll_server,
+              "poll-client": poll_client}[mode](ip, port))

@@ -6,7 +6,7 @@
 # (-T n), several transfer sizes, data verified (-T v); riostream
 # (riomap/riowrite) and rcopy; then the failure
 # modes: a peer killed mid-transfer, a reader that stops reading, a
-# half close.  (rstream's own -T s means plain TCP sockets: not ours.)
+# half close; rpoll/rselect over an rsocket and a pipe.  (rstream's own -T s means plain TCP sockets: not ours.)
 set -u
 . "$PV_ROOT/tests/lib/pods.sh"
 need_cmd rstream
@@ -101,6 +101,18 @@ if cm_case rs-half 60 "$PEER half-server $POD_B_IP 7482" \
 	grep -q 'answer after SHUT_WR: 5000 bytes, intact' "$TMP/rs-half.cli" &&
 		case_ok "half close: EOF at the reader, EPIPE at the writer, the answer arrives" ||
 		case_fail rs-half "half-close lines missing"
+fi
+
+# rpoll and rselect over an rsocket and a pipe together: each call wakes
+# for the one that is ready, and only for it.
+if cm_case rs-poll 60 "$PEER poll-server $POD_B_IP 7484" \
+	   "$PEER poll-client $POD_B_IP 7484"; then
+	grep -q 'nothing sent yet: 0 ready' "$TMP/rs-poll.cli" &&
+	grep -q 'pipe write: 1 ready, rsocket False, pipe True' "$TMP/rs-poll.cli" &&
+	grep -q 'peer sends: 1 ready, rsocket True, pipe False' "$TMP/rs-poll.cli" &&
+	grep -q 'read 100 bytes' "$TMP/rs-poll.cli" &&
+		case_ok "rpoll/rselect: an rsocket and a pipe in one set, each wakes for its own" ||
+		case_fail rs-poll "poll lines missing"
 fi
 
 # A peer killed mid-transfer (SIGKILL: no rclose, the engine reaps its
