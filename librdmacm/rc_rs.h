@@ -85,6 +85,7 @@ struct rc_rs {
 	uint16_t sq_size, rq_size, sq_inline;
 	int keepalive, nodelay, reuseaddr, linger_off, oobinline;
 	int keepidle;
+	long ka_last;			/* ms: the last keep-alive sent */
 
 	/* Verbs. */
 	struct ibv_comp_channel *cc;

@@ -197,9 +197,41 @@ static void sync_cm(struct rc_rs *rs)
 		rc_rs_set_closed(rs, ECONNRESET);
 }
 
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+/*
+ * SO_KEEPALIVE: a keep-alive control message every TCP_KEEPIDLE seconds
+ * while the rsocket is used (a blocked reader's wait comes here each
+ * second), so a peer that vanished without a word (its node gone) shows
+ * as a failed send: the reset reaches the reader.  rdma-core sends them
+ * from a thread; we have none, so an rsocket nobody calls sends none.
+ */
+static void keepalive(struct rc_rs *rs)
+{
+	long now;
+
+	if (!rs->keepalive || rs->state != RC_RS_CONNECTED ||
+	    !rc_rs_ctrl_room(rs))
+		return;
+	now = now_ms();
+	if (!rs->ka_last)
+		rs->ka_last = now;
+	if (now - rs->ka_last < (long)rs->keepidle * 1000)
+		return;
+	rs->ka_last = now;
+	rc_rs_post_ctrl(rs, RC_RS_CTRL_KEEPALIVE);
+}
+
 void rc_rs_progress(struct rc_rs *rs)
 {
 	poll_cq(rs);
+	keepalive(rs);
 	if (rs->chan) {
 		rc_rs_cm_drain(rs->chan);
 		sync_cm(rs);
@@ -359,14 +391,6 @@ void rc_rs_after_wait(struct rc_rs *rs)
 		ibv_ack_cq_events(cq, 1);
 		rs->cq_armed = false;
 	}
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
 }
 
 int rc_rs_wait(struct rc_rs *rs, int timeout_ms, bool (*test)(struct rc_rs *))

@@ -14,7 +14,7 @@ the calls are exactly what a C program makes.
   rsocket_peer.py poll-server IP PORT    accept, wait 1 s, send 100 bytes
   rsocket_peer.py poll-client IP PORT    rpoll and rselect over the rsocket
                                          and a pipe: each wakes for the
-                                         right one
+                                         right one (keep-alives on, 1 s)
 Prints what it saw; exits 0 when the case held."""
 import ctypes
 import errno
@@ -207,9 +207,24 @@ def poll_server(ip, port):
     return 0 if sent == 100 else 1
 
 
+def keepalive_on(s):
+    one = ctypes.c_int(1)
+    check(LIB.rsetsockopt(s, socket.SOL_SOCKET, socket.SO_KEEPALIVE,
+                          ctypes.byref(one), 4), "SO_KEEPALIVE")
+    check(LIB.rsetsockopt(s, socket.IPPROTO_TCP, socket.TCP_KEEPIDLE,
+                          ctypes.byref(one), 4), "TCP_KEEPIDLE")
+    v, n = ctypes.c_int(0), ctypes.c_uint(4)
+    check(LIB.rgetsockopt(s, socket.IPPROTO_TCP, socket.TCP_KEEPIDLE,
+                          ctypes.byref(v), ctypes.byref(n)), "get")
+    print("keep-alive on, every %d s" % v.value)
+
+
 def poll_client(ip, port):
     import os
-    s = connect(ip, port)
+    s = check(LIB.rsocket(socket.AF_INET, socket.SOCK_STREAM, 0), "rsocket")
+    keepalive_on(s)     # sent while rpoll waits: the peer must not mind
+    sa = sockaddr(ip, port)
+    check(LIB.rconnect(s, sa, len(sa)), "rconnect")
     r, w = os.pipe()
     ok = True
     n, ready = rpoll([s, r], 200)
