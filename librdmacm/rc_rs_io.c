@@ -80,8 +80,9 @@ static ssize_t sendv(struct rc_rs *rs, const struct iovec *iov, int cnt,
 			if (ret < 0)
 				break;
 			if (!rs->writable) {
-				ret = rs->err && rs->err != EPROTO ?
-					-ECONNRESET : -EPIPE;
+				/* Reset (the peer vanished or broke the
+				 * protocol), or our own shutdown. */
+				ret = rs->err ? -ECONNRESET : -EPIPE;
 				break;
 			}
 		}
@@ -181,8 +182,8 @@ static ssize_t recvv(struct rc_rs *rs, const struct iovec *iov, int cnt,
 		return (ssize_t)done;
 	if (ret < 0)
 		return ret;
-	if (rs->err && rs->err != EPROTO && !rs->self_shut)
-		return -ECONNRESET;
+	if (rs->err && !rs->self_shut)
+		return -ECONNRESET;	/* vanished or broke the protocol */
 	return 0;
 }
 
