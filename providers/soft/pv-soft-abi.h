@@ -77,6 +77,7 @@ enum pv_ipc_op {
 	PV_OP_AH_DESTROY	= 33,
 	PV_OP_QP_MCAST_ATTACH	= 34,	/* pv_ipc_qp_mcast */
 	PV_OP_QP_MCAST_DETACH	= 35,	/* pv_ipc_qp_mcast */
+	PV_OP_MR_REREG		= 36,	/* pv_ipc_mr_rereg -> mr_reg_resp */
 
 	/* Administrative: root in the engine's own network namespace only. */
 	PV_OP_ADM_DEV_ADD	= 128,
@@ -298,6 +299,25 @@ struct pv_ipc_mr_reg_resp {
 	uint32_t reserved;
 };
 _Static_assert(sizeof(struct pv_ipc_mr_reg_resp) == 16, "pv_ipc_mr_reg_resp size");
+
+/* MR_REREG request (ibv_rereg_mr): flags are enum ibv_rereg_mr_flags;
+ * pd_handle counts with IBV_REREG_MR_CHANGE_PD only, access with
+ * _CHANGE_ACCESS only, addr/length/iova with _CHANGE_TRANSLATION only,
+ * which also appends a struct pv_ipc_mr_backing and passes the new
+ * range's memfd, exactly as MR_REG does.  Reply pv_ipc_mr_reg_resp: the
+ * MR's new keys (both change on every rereg).  A failed rereg leaves the
+ * MR as it was. */
+struct pv_ipc_mr_rereg {
+	uint32_t mr_handle;
+	uint32_t flags;
+	uint32_t pd_handle;
+	uint32_t access;
+	uint64_t addr;
+	uint64_t length;
+	uint64_t iova;
+	uint32_t reserved[2];
+};
+_Static_assert(sizeof(struct pv_ipc_mr_rereg) == 48, "pv_ipc_mr_rereg size");
 
 /* CQ_CREATE / CQ_RESIZE request; reply pv_ipc_cq_resp. */
 struct pv_ipc_cq_create {

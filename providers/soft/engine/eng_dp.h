@@ -285,6 +285,11 @@ int eng_dp_atomic(const struct eng_seg *s, uint32_t wr_opcode,
 		  uint64_t compare_add, uint64_t swap, uint64_t *orig);
 /* MR_REG hook: maps the backing memfd; -EOPNOTSUPP without one. */
 int eng_dp_mr_attach(struct eng_req *r, struct eng_mr *mr);
+/* The same with the backing b (NULL: none) that came with r: maps
+ * mr->length bytes with mr->access's rights into mr->dp (MR_REREG maps
+ * a new range into a scratch copy of the MR this way). */
+int eng_dp_mr_attach_backing(struct eng_req *r, struct eng_mr *mr,
+			     const struct pv_ipc_mr_backing *b);
 void eng_dp_mr_detach(struct eng_mr *mr);
 
 /* ---- eng_dp_map.c ---- */

@@ -61,3 +61,21 @@ void eng_mrkeys_release(struct eng_mrkeys *k, const struct eng_mr *mr)
 	if (eng_keytab_get(&k->rkeys, mr->rkey) == mr)
 		eng_keytab_del(&k->rkeys, mr->rkey);
 }
+
+int eng_mrkeys_rekey(struct eng_mrkeys *k, struct eng_mr *mr)
+{
+	uint32_t lkey = draw(k, 0), rkey = lkey ? draw(k, lkey) : 0;
+
+	if (!rkey)
+		return -ENOMEM;
+	if (eng_keytab_put(&k->lkeys, lkey, mr) < 0)
+		return -ENOMEM;
+	if (eng_keytab_put(&k->rkeys, rkey, mr) < 0) {
+		eng_keytab_del(&k->lkeys, lkey);
+		return -ENOMEM;
+	}
+	eng_mrkeys_release(k, mr);
+	mr->lkey = lkey;
+	mr->rkey = rkey;
+	return 0;
+}

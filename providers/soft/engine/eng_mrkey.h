@@ -29,6 +29,10 @@ void eng_mrkeys_init(struct eng_mrkeys *k);
 void eng_mrkeys_fini(struct eng_mrkeys *k);
 /* Picks mr->lkey and mr->rkey and enters them: 0 or -ENOMEM. */
 int eng_mrkeys_assign(struct eng_mrkeys *k, struct eng_mr *mr);
+/* Gives mr two new keys, drawn as eng_mrkeys_assign draws them; its old
+ * ones go to quarantine (ibv_rereg_mr: a stale key keeps missing).  0, or
+ * -ENOMEM with mr and its keys as they were. */
+int eng_mrkeys_rekey(struct eng_mrkeys *k, struct eng_mr *mr);
 /* Takes mr's keys out (into quarantine); no-op if they are not in. */
 void eng_mrkeys_release(struct eng_mrkeys *k, const struct eng_mr *mr);
 

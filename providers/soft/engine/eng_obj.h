@@ -130,6 +130,12 @@ int eng_op_pd_alloc(struct eng_req *r);
 int eng_op_pd_dealloc(struct eng_req *r);
 int eng_op_mr_reg(struct eng_req *r);
 int eng_op_mr_dereg(struct eng_req *r);
+/* MR_REG's checks of access, range and size (eng_mr_rereg.c uses them
+ * on the MR as rereg would leave it): 0 or -EINVAL. */
+int eng_mr_check(const struct pv_ipc_mr_reg *in);
+void eng_mr_release(struct eng *e, struct eng_obj *o);
+/* eng_mr_rereg.c */
+int eng_op_mr_rereg(struct eng_req *r);
 int eng_op_ah_create(struct eng_req *r);
 int eng_op_ah_destroy(struct eng_req *r);
 /* eng_cq.c */

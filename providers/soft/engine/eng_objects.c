@@ -174,7 +174,7 @@ int eng_op_pd_dealloc(struct eng_req *r)
 	return eng_obj_destroy(r->e, &pd->o);
 }
 
-static void mr_release(struct eng *e, struct eng_obj *o)
+void eng_mr_release(struct eng *e, struct eng_obj *o)
 {
 	struct eng_mr *mr = (struct eng_mr *)o;
 
@@ -199,7 +199,7 @@ static void mr_release(struct eng *e, struct eng_obj *o)
 
 /* IBA 10.6.3.1 / ibv_reg_mr(3): remote write or atomic access needs
  * local write. */
-static int mr_check(const struct pv_ipc_mr_reg *in)
+int eng_mr_check(const struct pv_ipc_mr_reg *in)
 {
 	uint32_t acc = in->access & ~IBV_ACCESS_OPTIONAL_RANGE;
 
@@ -226,7 +226,7 @@ int eng_op_mr_reg(struct eng_req *r)
 
 	if (!pd)
 		return -EINVAL;
-	ret = mr_check(in);
+	ret = eng_mr_check(in);
 	if (ret < 0)
 		return ret;
 	mr = eng_obj_create(r, PV_OBJ_MR, sizeof(*mr), NULL, &ret);
@@ -234,7 +234,7 @@ int eng_op_mr_reg(struct eng_req *r)
 		return ret;
 	mr->pd = pd;
 	pd->o.users++;
-	mr->o.release = mr_release;
+	mr->o.release = eng_mr_release;
 	mr->addr = in->addr;
 	mr->length = in->length;
 	mr->iova = in->iova;

@@ -103,6 +103,63 @@ int soft_dereg_mr(struct pv_context *ctx, struct pv_mr *mr)
 	return 0;
 }
 
+/* ibv_rereg_mr: a new range is shared with the engine as ibv_reg_mr
+ * shares one (its own memfd, passed with the request); the old range's
+ * share is dropped only once the engine took the new one. */
+int soft_rereg_mr(struct pv_context *ctx, struct pv_mr *mr, int flags,
+		  struct pv_pd *pd, void *addr, size_t length,
+		  unsigned int access)
+{
+	struct {
+		struct pv_ipc_mr_rereg rr;
+		struct pv_ipc_mr_backing backing;
+	} req = {
+		.rr = {
+			.mr_handle = mr->handle,
+			.flags = (uint32_t)flags,
+			.pd_handle = pd ? pd->handle : 0,
+			.access = access,
+			.addr = (uintptr_t)addr,
+			.length = length,
+			.iova = (uintptr_t)addr,	/* as rdma-core's */
+		},
+	};
+	struct soft_mr_share share = { .fd = -1 };
+	struct pv_ipc_mr_reg_resp resp;
+	int ret;
+
+	if (!(flags & IBV_REREG_MR_CHANGE_TRANSLATION)) {
+		ret = soft_call_fixed(CONN(ctx), PV_OP_MR_REREG, &req.rr,
+				      sizeof(req.rr), &resp, sizeof(resp));
+		goto out;
+	}
+	soft_mr_share_get(addr, length,
+			  (flags & IBV_REREG_MR_CHANGE_ACCESS) ? access : 0,
+			  &share);
+	if (share.fd < 0) {
+		if (getenv("PODVERBS_DEBUG"))
+			fprintf(stderr, "podverbs: ibv_rereg_mr(%p, %zu): "
+				"EOPNOTSUPP: %s\n", addr, length, share.why);
+		return -EOPNOTSUPP;
+	}
+	req.backing.has_fd = 1;
+	req.backing.fd_offset = share.fd_offset;
+	ret = soft_call_fds(CONN(ctx), PV_OP_MR_REREG, &req, sizeof(req),
+			    &share.fd, 1, &resp, sizeof(resp));
+	if (ret < 0) {
+		soft_mr_share_put(share.ref);
+		return ret;
+	}
+	soft_mr_share_put(mr->priv);
+	mr->priv = share.ref;
+out:
+	if (ret < 0)
+		return ret;
+	mr->ibv.lkey = resp.lkey;
+	mr->ibv.rkey = resp.rkey;
+	return 0;
+}
+
 /* The engine without rings (an older one, or a test double) still serves
  * the control plane; the data-path verbs then fail with EOPNOTSUPP. */
 static bool has_rings(struct pv_context *ctx)

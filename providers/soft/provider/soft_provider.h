@@ -111,6 +111,9 @@ int soft_dealloc_pd(struct pv_context *ctx, struct pv_pd *pd);
 int soft_reg_mr(struct pv_context *ctx, struct pv_pd *pd, struct pv_mr *mr,
 		uint64_t iova, unsigned int access);
 int soft_dereg_mr(struct pv_context *ctx, struct pv_mr *mr);
+int soft_rereg_mr(struct pv_context *ctx, struct pv_mr *mr, int flags,
+		  struct pv_pd *pd, void *addr, size_t length,
+		  unsigned int access);
 int soft_create_cq(struct pv_context *ctx, struct pv_cq *cq, int cqe,
 		   struct pv_channel *ch, int comp_vector);
 int soft_resize_cq(struct pv_context *ctx, struct pv_cq *cq, int cqe);
