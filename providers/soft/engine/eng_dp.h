@@ -301,6 +301,9 @@ void eng_dp_ctx_free(struct eng *e, struct eng_conn *c);
 void eng_dp_qp_free(struct eng *e, struct eng_qp *qp);
 void eng_dp_cq_free(struct eng_cq *cq);
 void eng_dp_srq_free(struct eng_srq *srq);
+/* IBV_SRQ_MAX_WR: a larger ring when max_wr outgrows it, the posted WQEs
+ * kept in order (eng_dp_map.c); 0 or -errno with the SRQ unchanged. */
+int eng_dp_srq_resize(struct eng_srq *srq, uint32_t max_wr);
 /* CQ_RESIZE hook: a fresh ring holding the unpolled CQEs. */
 int eng_dp_cq_resize(struct eng_cq *cq, uint32_t cqe);
 void eng_dp_map_release(struct eng_dp_map *m);

@@ -283,6 +283,7 @@ int eng_op_srq_modify(struct eng_req *r)
 	const struct pv_ipc_srq *in = r->in;
 	struct eng_srq *srq = eng_obj_get(r->c, in->srq_handle, PV_OBJ_SRQ);
 	uint32_t max_wr;
+	int ret;
 
 	if (!srq || (in->attr_mask & ~(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT)))
 		return -EINVAL;
@@ -298,6 +299,12 @@ int eng_op_srq_modify(struct eng_req *r)
 		return -EINVAL;
 	if (!(in->attr_mask & IBV_SRQ_LIMIT) && srq->srq_limit > max_wr)
 		return -EINVAL;
+	if (max_wr > srq->max_wr) {
+		ret = eng_dp_srq_resize(srq, max_wr);
+		if (ret < 0)
+			return ret;
+		eng_stat_inc(srq_resized);
+	}
 	srq->max_wr = max_wr;
 	if (in->attr_mask & IBV_SRQ_LIMIT)
 		srq->srq_limit = in->srq_limit;

@@ -288,6 +288,9 @@ int soft_create_srq(struct pv_context *ctx, struct pv_srq *srq,
 	return ret;
 }
 
+/* Holds the SRQ's lock across the modify and the re-map of a grown ring
+ * (as soft_resize_cq does): a post in between would land in the old ring
+ * after the engine moved its WQEs to the new one. */
 int soft_modify_srq(struct pv_context *ctx, struct pv_srq *srq,
 		    struct ibv_srq_attr *attr, int mask)
 {
@@ -302,18 +305,22 @@ int soft_modify_srq(struct pv_context *ctx, struct pv_srq *srq,
 	uint32_t got = 0;
 	int ret;
 
-	/* The ring was sized at creation and is not re-mapped: growing
-	 * past it would let the engine's view and ours disagree. */
-	if (d && (mask & IBV_SRQ_MAX_WR) && attr->max_wr > d->ring.num_entries)
-		return -EINVAL;
+	if (d)
+		pthread_spin_lock(&d->lock);
 	ret = soft_call(CONN(ctx), PV_OP_SRQ_MODIFY, &req, sizeof(req), &resp,
 			sizeof(resp), &got, NULL, NULL);
 	if (ret < 0)
-		return ret;
+		goto out_unlock;
 	/* A reply with the new sizes is optional. */
 	if (got >= sizeof(resp) && (mask & IBV_SRQ_MAX_WR))
 		attr->max_wr = resp.max_wr;
-	return 0;
+	/* The engine made a larger ring exactly when max_wr outgrew ours. */
+	if (d && (mask & IBV_SRQ_MAX_WR) && attr->max_wr > d->ring.num_entries)
+		ret = soft_srq_remap(soft_ctx_of(ctx), srq, attr->max_wr);
+out_unlock:
+	if (d)
+		pthread_spin_unlock(&d->lock);
+	return ret;
 }
 
 int soft_query_srq(struct pv_context *ctx, struct pv_srq *srq,

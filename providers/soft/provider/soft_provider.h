@@ -170,6 +170,7 @@ void soft_cq_unmap(struct pv_cq *cq);
 int soft_cq_remap(struct soft_ctx *sc, struct pv_cq *cq);
 int soft_srq_map(struct soft_ctx *sc, struct pv_srq *srq, uint32_t max_sge,
 		 uint32_t max_wr);
+int soft_srq_remap(struct soft_ctx *sc, struct pv_srq *srq, uint32_t max_wr);
 void soft_srq_unmap(struct pv_srq *srq);
 void soft_map_release(struct soft_map *m);
 

@@ -30,7 +30,8 @@ DPT_PROGS := \
 	dpt_order \
 	dpt_errno \
 	dpt_mcast \
-	dpt_rereg
+	dpt_rereg \
+	dpt_srq_resize
 
 # $(call dpt_prog,NAME): $(DPT_DIR)/NAME from NAME.c and the harness.
 define dpt_prog
