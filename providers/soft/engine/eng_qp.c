@@ -14,6 +14,7 @@
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
 #include "providers/soft/engine/eng_mcast.h"
+#include "providers/soft/engine/eng_mw.h"
 #include "providers/soft/engine/eng_qp_fsm.h"
 #include "providers/soft/engine/eng_stats.h"
 
@@ -26,6 +27,7 @@ static void qp_release(struct eng *e, struct eng_obj *o)
 	if (o->conn->dev)
 		eng_idtab_free(&o->conn->dev->qps, qp->qp_num);
 	eng_mcast_qp_gone(qp);
+	eng_mw_qp_gone(qp);
 	eng_dp_qp_free(e, qp);
 	qp->pd->o.users--;
 	qp->send_cq->o.users--;

@@ -47,6 +47,8 @@ static const struct op_desc ops[PV_OP_MAX + 1] = {
 	FIXED(AH_DESTROY, struct pv_ipc_handle),
 	FIXED(QP_MCAST_ATTACH, struct pv_ipc_qp_mcast),
 	FIXED(QP_MCAST_DETACH, struct pv_ipc_qp_mcast),
+	FIXED(MW_ALLOC, struct pv_ipc_mw_alloc),
+	FIXED(MW_DEALLOC, struct pv_ipc_handle),
 	RANGE(MR_REREG, sizeof(struct pv_ipc_mr_rereg),
 	      sizeof(struct pv_ipc_mr_rereg) +
 	      sizeof(struct pv_ipc_mr_backing)),

@@ -111,6 +111,8 @@ int soft_dealloc_pd(struct pv_context *ctx, struct pv_pd *pd);
 int soft_reg_mr(struct pv_context *ctx, struct pv_pd *pd, struct pv_mr *mr,
 		uint64_t iova, unsigned int access);
 int soft_dereg_mr(struct pv_context *ctx, struct pv_mr *mr);
+/* soft_mw.c: ibv_alloc_mw / ibv_dealloc_mw / ibv_bind_mw. */
+void soft_mw_install(struct ibv_context_ops *o);
 int soft_rereg_mr(struct pv_context *ctx, struct pv_mr *mr, int flags,
 		  struct pv_pd *pd, void *addr, size_t length,
 		  unsigned int access);

@@ -34,9 +34,13 @@ static void test_soft_wqe__opcode_matrix(void **s)
 	assert_false(soft_opcode_ok(IBV_QPT_UC, IBV_WR_ATOMIC_CMP_AND_SWP));
 	assert_true(soft_opcode_ok(IBV_QPT_UD, IBV_WR_SEND_WITH_IMM));
 	assert_false(soft_opcode_ok(IBV_QPT_UD, IBV_WR_RDMA_WRITE));
-	assert_false(soft_opcode_ok(IBV_QPT_RC, IBV_WR_LOCAL_INV));
-	assert_false(soft_opcode_ok(IBV_QPT_RC, IBV_WR_BIND_MW));
-	assert_false(soft_opcode_ok(IBV_QPT_RC, IBV_WR_SEND_WITH_INV));
+	/* Memory windows: connected QPs; send with invalidate is RC's. */
+	assert_true(soft_opcode_ok(IBV_QPT_RC, IBV_WR_LOCAL_INV));
+	assert_true(soft_opcode_ok(IBV_QPT_UC, IBV_WR_BIND_MW));
+	assert_false(soft_opcode_ok(IBV_QPT_UD, IBV_WR_BIND_MW));
+	assert_false(soft_opcode_ok(IBV_QPT_UD, IBV_WR_LOCAL_INV));
+	assert_true(soft_opcode_ok(IBV_QPT_RC, IBV_WR_SEND_WITH_INV));
+	assert_false(soft_opcode_ok(IBV_QPT_UC, IBV_WR_SEND_WITH_INV));
 }
 
 static void test_soft_wqe__rdma_write_with_sges(void **s)
