@@ -217,6 +217,40 @@ static void test_eng_mrkey__rekey_replaces_both(void **state)
 	eng_mrkeys_fini(&k);
 }
 
+/* Memory windows: found by index whatever the key byte; an index's 256
+ * keys never hold an MR key; a released index stays out of use. */
+static void test_eng_mrkey__mw_index(void **state)
+{
+	static struct eng_mw w[64];
+	struct eng_mr m[64];
+	struct eng_mrkeys k;
+
+	(void)state;
+	memset(m, 0, sizeof(m));
+	eng_mrkeys_init(&k);
+	for (int i = 0; i < 64; i++) {
+		assert_int_equal(eng_mrkeys_mw_assign(&k, &w[i]), 0);
+		assert_int_equal(eng_mrkeys_assign(&k, &m[i]), 0);
+	}
+	for (int i = 0; i < 64; i++) {
+		uint32_t r = w[i].rkey;
+
+		assert_ptr_equal(eng_mrkeys_mw_by_rkey(&k, r), &w[i]);
+		assert_ptr_equal(eng_mrkeys_mw_by_rkey(&k, r ^ 0xffu), &w[i]);
+		assert_null(eng_mrkeys_by_rkey(&k, r));
+		for (int j = 0; j < 64; j++) {
+			assert_int_not_equal(ENG_MW_IDX(m[j].rkey),
+					     ENG_MW_IDX(r));
+			assert_int_not_equal(ENG_MW_IDX(m[j].lkey),
+					     ENG_MW_IDX(r));
+		}
+	}
+	eng_mrkeys_mw_release(&k, &w[0]);
+	assert_null(eng_mrkeys_mw_by_rkey(&k, w[0].rkey));
+	assert_true(eng_keytab_taken(&k.mwidx, ENG_MW_IDX(w[0].rkey)));
+	eng_mrkeys_fini(&k);
+}
+
 static void test_eng_keytab__put_get_del_quarantine(void **state)
 {
 	struct eng_keytab t;
@@ -441,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_eng_csprng__below_stays_in_range),
 		cmocka_unit_test(test_eng_keytab__put_get_del_quarantine),
 		cmocka_unit_test(test_eng_mrkey__rekey_replaces_both),
+		cmocka_unit_test(test_eng_mrkey__mw_index),
 		cmocka_unit_test(test_eng_idtab__sparse_random_no_early_reuse),
 		cmocka_unit_test(test_eng_idtab__sparse_small_range_fills),
 		cmocka_unit_test(test_eng_rguard__burst_then_rate),
