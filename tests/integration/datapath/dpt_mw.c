@@ -67,6 +67,9 @@ static void pairs_up(struct dpt_side *s, struct pair *p, uint32_t n)
 		dpt_swap(s, &me, &peer);
 		dpt_connect(p[i].qp, s, &peer, &o);
 	}
+	/* All in RTS before A posts: an error at a responder still in RTR
+	 * would move it to ERR before its RTS. */
+	dpt_sync(s);
 }
 
 static void pairs_down(struct pair *p, uint32_t n)

@@ -48,6 +48,9 @@ static void pair_up(struct dpt_side *s, struct pair *p)
 	dpt_conn_fill(s, &me, p->qp, NULL);
 	dpt_swap(s, &me, &peer);
 	dpt_connect(p->qp, s, &peer, &o);
+	/* Both in RTS before A posts: an error at a responder still in
+	 * RTR would move it to ERR before its RTS. */
+	dpt_sync(s);
 }
 
 static void pair_down(struct pair *p)
