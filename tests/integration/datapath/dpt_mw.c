@@ -18,7 +18,8 @@
  *  - bind errors (MR without MW_BIND, remote write on an MR without
  *    local write, a range past the MR, index bits changed) complete with
  *    IBV_WC_MW_BIND_ERR; an MR with a bound window cannot be
- *    deregistered or reregistered (EBUSY).
+ *    deregistered or reregistered (EBUSY);
+ *  - the extended API (ibv_wr_bind_mw, ibv_wr_local_inv) does the same.
  */
 #include "dpt.h"
 
@@ -54,6 +55,30 @@ struct pair {
 	struct ibv_qp *qp;
 };
 
+/* An RC QP that also takes the ibv_wr_* window operations. */
+static struct ibv_qp *qp_ex(struct dpt_side *s, struct ibv_cq *cq)
+{
+	struct ibv_qp_init_attr_ex ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.sq_sig_all = 1,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = s->pd,
+		.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE |
+				  IBV_QP_EX_WITH_SEND |
+				  IBV_QP_EX_WITH_BIND_MW |
+				  IBV_QP_EX_WITH_LOCAL_INV |
+				  IBV_QP_EX_WITH_SEND_WITH_INV,
+	};
+	struct ibv_qp *qp = ibv_create_qp_ex(s->ctx, &ia);
+
+	CHECK(qp, "ibv_create_qp_ex with the window operations: %s",
+	      strerror(errno));
+	return qp;
+}
+
 static void pairs_up(struct dpt_side *s, struct pair *p, uint32_t n)
 {
 	struct dpt_qp_opts o = { .timeout = 10, .retry_cnt = 2 };
@@ -62,7 +87,7 @@ static void pairs_up(struct dpt_side *s, struct pair *p, uint32_t n)
 		struct dpt_conn me, peer;
 
 		p[i].cq = dpt_cq(s, 16, NULL);
-		p[i].qp = dpt_qp(s, IBV_QPT_RC, p[i].cq, NULL, NULL, 1);
+		p[i].qp = qp_ex(s, p[i].cq);
 		dpt_conn_fill(s, &me, p[i].qp, NULL);
 		dpt_swap(s, &me, &peer);
 		dpt_connect(p[i].qp, s, &peer, &o);
@@ -372,6 +397,46 @@ static void type2_inv(struct b *b, struct ibv_mw *mw)
 	b_end(b, &rd, 8192, 3);
 }
 
+/* The same through the extended API: ibv_wr_bind_mw, ibv_wr_local_inv. */
+static void type2_ex(struct b *b, struct ibv_mw *mw)
+{
+	struct ibv_mw_bind_info bi = { .mr = b->mr, .addr = at(b, 0),
+				       .length = LEN,
+				       .mw_access_flags = RW };
+	uint32_t rkey = ibv_inc_rkey(mw->rkey);
+	struct ibv_qp_ex *x;
+	struct round rd;
+
+	b_begin(b, 1);
+	x = ibv_qp_to_qp_ex(b->p[0].qp);
+	ibv_wr_start(x);
+	x->wr_id = 5;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(x, mw, rkey, &bi);
+	CHECK(ibv_wr_complete(x) == 0, "ibv_wr_complete (bind)");
+	b_bind_wc(b, 0, IBV_WC_SUCCESS, IBV_WC_BIND_MW, "ibv_wr_bind_mw");
+	rd = rd_of(at(b, 0), rkey, IBV_WR_RDMA_WRITE, 6, IBV_WC_SUCCESS,
+		   "type 2 bound by ibv_wr_bind_mw: WRITE");
+	b_end(b, &rd, 0, 6);
+	mw->rkey = rkey;
+
+	rkey = ibv_inc_rkey(mw->rkey);
+	b_begin(b, 1);
+	x = ibv_qp_to_qp_ex(b->p[0].qp);
+	ibv_wr_start(x);
+	x->wr_id = 6;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(x, mw, rkey, &bi);
+	ibv_wr_local_inv(x, rkey);
+	CHECK(ibv_wr_complete(x) == 0, "ibv_wr_complete (bind, invalidate)");
+	b_bind_wc(b, 0, IBV_WC_SUCCESS, IBV_WC_BIND_MW, "ibv_wr_bind_mw");
+	b_bind_wc(b, 0, IBV_WC_SUCCESS, IBV_WC_LOCAL_INV, "ibv_wr_local_inv");
+	rd = rd_of(at(b, 0), rkey, IBV_WR_RDMA_WRITE, 9,
+		   IBV_WC_REM_ACCESS_ERR, "type 2: after ibv_wr_local_inv");
+	b_end(b, &rd, 0, 6);
+	mw->rkey = rkey;
+}
+
 static void type2(struct b *b)
 {
 	struct ibv_mw *mw = ibv_alloc_mw(b->s->pd, IBV_MW_TYPE_2);
@@ -400,6 +465,7 @@ static void type2(struct b *b)
 	mw->rkey = rkey;	/* pair destroyed: unbound again */
 
 	type2_inv(b, mw);
+	type2_ex(b, mw);
 
 	rkey = ibv_inc_rkey(mw->rkey);
 	b_begin(b, 1);

@@ -221,11 +221,16 @@ static void test_soft_wqe__qp_ex_ops_refuse_unsupported(void **s)
 					      IBV_QP_EX_WITH_RDMA_READ |
 					      IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD),
 			 0);
+	/* Memory windows: RC and UC; send with invalidate: RC. */
 	assert_int_equal(soft_qp_ex_check_ops(IBV_QPT_RC,
-					      IBV_QP_EX_WITH_LOCAL_INV),
-			 -EOPNOTSUPP);
-	assert_int_equal(soft_qp_ex_check_ops(IBV_QPT_RC,
+					      IBV_QP_EX_WITH_LOCAL_INV |
+					      IBV_QP_EX_WITH_BIND_MW |
+					      IBV_QP_EX_WITH_SEND_WITH_INV), 0);
+	assert_int_equal(soft_qp_ex_check_ops(IBV_QPT_UD,
 					      IBV_QP_EX_WITH_BIND_MW),
+			 -EOPNOTSUPP);
+	assert_int_equal(soft_qp_ex_check_ops(IBV_QPT_UC,
+					      IBV_QP_EX_WITH_SEND_WITH_INV),
 			 -EOPNOTSUPP);
 	assert_int_equal(soft_qp_ex_check_ops(IBV_QPT_RC, IBV_QP_EX_WITH_TSO),
 			 -EOPNOTSUPP);
