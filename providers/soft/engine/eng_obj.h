@@ -146,7 +146,6 @@ int eng_op_mr_dereg(struct eng_req *r);
 /* MR_REG's checks of access, range and size (eng_mr_rereg.c uses them
  * on the MR as rereg would leave it): 0 or -EINVAL. */
 int eng_mr_check(const struct pv_ipc_mr_reg *in);
-void eng_mr_release(struct eng *e, struct eng_obj *o);
 /* eng_mr_rereg.c */
 int eng_op_mr_rereg(struct eng_req *r);
 /* eng_mw.c */

@@ -178,7 +178,7 @@ int eng_op_pd_dealloc(struct eng_req *r)
 	return eng_obj_destroy(r->e, &pd->o);
 }
 
-void eng_mr_release(struct eng *e, struct eng_obj *o)
+static void mr_release(struct eng *e, struct eng_obj *o)
 {
 	struct eng_mr *mr = (struct eng_mr *)o;
 
@@ -238,7 +238,7 @@ int eng_op_mr_reg(struct eng_req *r)
 		return ret;
 	mr->pd = pd;
 	pd->o.users++;
-	mr->o.release = eng_mr_release;
+	mr->o.release = mr_release;
 	mr->addr = in->addr;
 	mr->length = in->length;
 	mr->iova = in->iova;
