@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Protection domains and memory regions. */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,11 +105,46 @@ LV_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 	return lv_null_errno(-EOPNOTSUPP);
 }
 
+/* ibv_rereg_mr(3), with rdma-core 44's argument checks and results:
+ * IBV_REREG_MR_ERR_INPUT (bad arguments, errno EINVAL) and
+ * IBV_REREG_MR_ERR_CMD (the device refused; errno says why).  Ours leaves
+ * the MR as it was on ERR_CMD, which rdma-core only allows.  No fork
+ * ranges change: the provider's share already keeps registered pages
+ * out of children (lv_fork.c), so the _FORK_ results never happen. */
 LV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 			   void *addr, size_t length, int access)
 {
-	errno = EOPNOTSUPP;
-	return IBV_REREG_MR_ERR_INPUT;
+	bool xlate = flags & IBV_REREG_MR_CHANGE_TRANSLATION;
+	struct pv_context *ctx;
+	int ret;
+
+	if (!mr || (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED) ||
+	    (xlate && (!addr || !length)) || (!xlate && (addr || length)) ||
+	    ((flags & IBV_REREG_MR_CHANGE_PD) && !pd)) {
+		errno = EINVAL;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	ctx = pv_ctx(mr->context);
+	if ((flags & IBV_REREG_MR_CHANGE_PD) && pd->context != mr->context) {
+		errno = EINVAL;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	ret = ctx->ops->rereg_mr ?
+	      ctx->ops->rereg_mr(ctx, pv_mr_of(mr), flags,
+				 (flags & IBV_REREG_MR_CHANGE_PD) ?
+				 pv_pd_of(pd) : NULL, addr, length,
+				 (unsigned int)access) : -EOPNOTSUPP;
+	if (ret < 0) {
+		errno = -ret;
+		return IBV_REREG_MR_ERR_CMD;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_PD)
+		mr->pd = pd;
+	if (xlate) {
+		mr->addr = addr;
+		mr->length = length;
+	}
+	return 0;
 }
 
 LV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)

@@ -189,6 +189,12 @@ struct pv_provider_ops {
 	int (*reg_mr)(struct pv_context *ctx, struct pv_pd *pd,
 		      struct pv_mr *mr, uint64_t iova, unsigned int access);
 	int (*dereg_mr)(struct pv_context *ctx, struct pv_mr *mr);
+	/* ibv_rereg_mr: flags already checked by the core; pd is the new PD
+	 * (CHANGE_PD), addr/length the new range (CHANGE_TRANSLATION).
+	 * Updates mr->ibv.lkey and rkey; on failure the MR is unchanged. */
+	int (*rereg_mr)(struct pv_context *ctx, struct pv_mr *mr, int flags,
+			struct pv_pd *pd, void *addr, size_t length,
+			unsigned int access);
 
 	/* Sets ch->handle and ch->ibv.fd. */
 	int (*create_channel)(struct pv_context *ctx, struct pv_channel *ch);

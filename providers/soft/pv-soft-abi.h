@@ -77,6 +77,9 @@ enum pv_ipc_op {
 	PV_OP_AH_DESTROY	= 33,
 	PV_OP_QP_MCAST_ATTACH	= 34,	/* pv_ipc_qp_mcast */
 	PV_OP_QP_MCAST_DETACH	= 35,	/* pv_ipc_qp_mcast */
+	PV_OP_MR_REREG		= 36,	/* pv_ipc_mr_rereg -> mr_reg_resp */
+	PV_OP_MW_ALLOC		= 37,	/* pv_ipc_mw_alloc -> pv_ipc_mw_resp */
+	PV_OP_MW_DEALLOC	= 38,	/* pv_ipc_handle */
 
 	/* Administrative: root in the engine's own network namespace only. */
 	PV_OP_ADM_DEV_ADD	= 128,
@@ -181,7 +184,8 @@ struct pv_ipc_dev_attr {
 	uint32_t max_inline_data;
 	uint32_t phys_port_cnt;
 	char     fw_ver[PV_FW_VER_MAX];
-	uint32_t reserved[8];
+	uint32_t max_mw;	/* 0 from engines without memory windows */
+	uint32_t reserved[7];
 };
 _Static_assert(sizeof(struct pv_ipc_dev_attr) == 216, "pv_ipc_dev_attr size");
 
@@ -278,6 +282,7 @@ enum pv_obj_kind {
 	PV_OBJ_AH	= 6,
 	PV_OBJ_CHANNEL	= 7,
 	PV_OBJ_PORT	= 8,
+	PV_OBJ_MW	= 9,
 };
 
 /* MR_REG request; reply pv_ipc_mr_reg_resp. */
@@ -298,6 +303,45 @@ struct pv_ipc_mr_reg_resp {
 	uint32_t reserved;
 };
 _Static_assert(sizeof(struct pv_ipc_mr_reg_resp) == 16, "pv_ipc_mr_reg_resp size");
+
+/* MR_REREG request (ibv_rereg_mr): flags are enum ibv_rereg_mr_flags;
+ * pd_handle counts with IBV_REREG_MR_CHANGE_PD only, access with
+ * _CHANGE_ACCESS only, addr/length/iova with _CHANGE_TRANSLATION only,
+ * which also appends a struct pv_ipc_mr_backing and passes the new
+ * range's memfd, exactly as MR_REG does.  Reply pv_ipc_mr_reg_resp: the
+ * MR's new keys (both change on every rereg).  A failed rereg leaves the
+ * MR as it was. */
+struct pv_ipc_mr_rereg {
+	uint32_t mr_handle;
+	uint32_t flags;
+	uint32_t pd_handle;
+	uint32_t access;
+	uint64_t addr;
+	uint64_t length;
+	uint64_t iova;
+	uint32_t reserved[2];
+};
+_Static_assert(sizeof(struct pv_ipc_mr_rereg) == 48, "pv_ipc_mr_rereg size");
+
+/* MW_ALLOC request (ibv_alloc_mw): type is enum ibv_mw_type (1 or 2).
+ * Reply: the window's handle and its first rkey.  The rkey's upper 24
+ * bits (its index, drawn at random) stay for the window's life; a bind
+ * names the new rkey, which may change only the low 8 bits (the
+ * consumer's key, ibv_inc_rkey()).  Binding and invalidating are send
+ * WQEs (pv-soft-ring-abi.h, pv_send_wqe). */
+struct pv_ipc_mw_alloc {
+	uint32_t pd_handle;
+	uint32_t type;
+	uint32_t reserved[2];
+};
+_Static_assert(sizeof(struct pv_ipc_mw_alloc) == 16, "pv_ipc_mw_alloc size");
+
+struct pv_ipc_mw_resp {
+	uint32_t handle;
+	uint32_t rkey;
+	uint32_t reserved[2];
+};
+_Static_assert(sizeof(struct pv_ipc_mw_resp) == 16, "pv_ipc_mw_resp size");
 
 /* CQ_CREATE / CQ_RESIZE request; reply pv_ipc_cq_resp. */
 struct pv_ipc_cq_create {

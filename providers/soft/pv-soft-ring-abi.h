@@ -110,7 +110,15 @@ _Static_assert(sizeof(struct pv_wqe_sge) == 16, "pv_wqe_sge size");
 
 /* Send queue entry.  Followed by num_sge pv_wqe_sge, or, with
  * IBV_SEND_INLINE, by inline_len bytes of data (the provider copies it at
- * post time, as the verbs contract requires). */
+ * post time, as the verbs contract requires).
+ *
+ * Memory-window operations carry no SGEs (num_sge 0):
+ *   IBV_WR_BIND_MW: ah_handle = the window's handle, rkey = its new rkey,
+ *     remote_addr = the bound range's start, compare_add = its length (0
+ *     unbinds a type 1 window), swap = the access flags granted,
+ *     remote_qkey = the lkey of the MR the window lies in.
+ *   IBV_WR_LOCAL_INV, IBV_WR_SEND_WITH_INV: imm_data = the rkey to
+ *     invalidate, in host order (ibv_send_wr.invalidate_rkey). */
 struct pv_send_wqe {
 	uint64_t wr_id;
 	uint32_t opcode;	/* enum ibv_wr_opcode */

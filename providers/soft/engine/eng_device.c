@@ -509,7 +509,8 @@ void eng_dev_attr(const struct eng_dev *d, struct pv_ipc_dev_attr *o)
 	o->device_cap_flags = IBV_DEVICE_RESIZE_MAX_WR |
 		IBV_DEVICE_CURR_QP_STATE_MOD | IBV_DEVICE_PORT_ACTIVE_EVENT |
 		IBV_DEVICE_SYS_IMAGE_GUID | IBV_DEVICE_RC_RNR_NAK_GEN |
-		IBV_DEVICE_SRQ_RESIZE | IBV_DEVICE_N_NOTIFY_CQ;
+		IBV_DEVICE_SRQ_RESIZE | IBV_DEVICE_N_NOTIFY_CQ |
+		IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B;
 	o->max_qp = (uint32_t)eng_lim.max_qp;
 	o->max_qp_wr = (uint32_t)eng_lim.max_qp_wr;
 	o->max_sge = (uint32_t)eng_lim.max_sge;
@@ -517,6 +518,7 @@ void eng_dev_attr(const struct eng_dev *d, struct pv_ipc_dev_attr *o)
 	o->max_cq = (uint32_t)eng_lim.max_cq;
 	o->max_cqe = (uint32_t)eng_lim.max_cqe;
 	o->max_mr = (uint32_t)eng_lim.max_mr;
+	o->max_mw = (uint32_t)eng_lim.max_mr;	/* eng_obj_limit(PV_OBJ_MW) */
 	o->max_pd = (uint32_t)eng_lim.max_pd;
 	o->max_qp_rd_atom = (uint32_t)eng_lim.max_rd_atom;
 	o->max_qp_init_rd_atom = (uint32_t)eng_lim.max_rd_atom;

@@ -285,6 +285,11 @@ int eng_dp_atomic(const struct eng_seg *s, uint32_t wr_opcode,
 		  uint64_t compare_add, uint64_t swap, uint64_t *orig);
 /* MR_REG hook: maps the backing memfd; -EOPNOTSUPP without one. */
 int eng_dp_mr_attach(struct eng_req *r, struct eng_mr *mr);
+/* The same with the backing b (NULL: none) that came with r: maps
+ * mr->length bytes with mr->access's rights into mr->dp (MR_REREG maps
+ * a new range into a scratch copy of the MR this way). */
+int eng_dp_mr_attach_backing(struct eng_req *r, struct eng_mr *mr,
+			     const struct pv_ipc_mr_backing *b);
 void eng_dp_mr_detach(struct eng_mr *mr);
 
 /* ---- eng_dp_map.c ---- */
@@ -296,6 +301,9 @@ void eng_dp_ctx_free(struct eng *e, struct eng_conn *c);
 void eng_dp_qp_free(struct eng *e, struct eng_qp *qp);
 void eng_dp_cq_free(struct eng_cq *cq);
 void eng_dp_srq_free(struct eng_srq *srq);
+/* IBV_SRQ_MAX_WR: a larger ring when max_wr outgrows it, the posted WQEs
+ * kept in order (eng_dp_map.c); 0 or -errno with the SRQ unchanged. */
+int eng_dp_srq_resize(struct eng_srq *srq, uint32_t max_wr);
 /* CQ_RESIZE hook: a fresh ring holding the unpolled CQEs. */
 int eng_dp_cq_resize(struct eng_cq *cq, uint32_t cqe);
 void eng_dp_map_release(struct eng_dp_map *m);

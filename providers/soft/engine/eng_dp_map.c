@@ -397,3 +397,46 @@ void eng_dp_srq_free(struct eng_srq *srq)
 	free(srq->dp);
 	srq->dp = NULL;
 }
+
+/* SRQ_MODIFY's IBV_SRQ_MAX_WR past the ring (ibv_modify_srq(3), with
+ * IBV_DEVICE_SRQ_RESIZE): a larger ring that the next SRQ_MAP passes.
+ * The posted WQEs move over in order, byte for byte (each is still
+ * checked when it is fetched, as in the old ring), and the counters
+ * carry on from the old ones (the client re-reads its prod from the new
+ * header, soft_ring_attach), so a WQE keeps its counter.  A producer
+ * counter no honest client can make refuses the resize. */
+int eng_dp_srq_resize(struct eng_srq *srq, uint32_t max_wr)
+{
+	struct eng_dp_srq *old = srq->dp, *nw;
+	uint32_t n, esz, keep = srq->max_wr;
+	int avail, ret;
+
+	if (!old)
+		return 0;
+	eng_dp_rq_geom(max_wr, srq->max_sge, &n, &esz);
+	if (n <= old->ring.mask + 1)
+		return 0;
+	if (esz != old->ring.esz)
+		return -EINVAL;
+	avail = eng_dp_ring_avail(&old->ring);
+	if (avail < 0)
+		return -EINVAL;
+	srq->max_wr = max_wr;
+	nw = srq_ring_new(srq, &ret);
+	srq->max_wr = keep;
+	if (!nw)
+		return ret;
+	for (uint32_t i = 0; i < (uint32_t)avail; i++) {
+		uint32_t c = old->ring.own + i;
+
+		eng_dp_shm_read(eng_dp_ring_entry(&nw->ring, c),
+				eng_dp_ring_entry(&old->ring, c), esz);
+	}
+	nw->ring.own = old->ring.own;
+	nw->ring.hdr->cons = old->ring.own;
+	__atomic_store_n(&nw->ring.hdr->prod, old->ring.own + (uint32_t)avail,
+			 __ATOMIC_RELEASE);
+	eng_dp_srq_free(srq);
+	srq->dp = nw;
+	return 0;
+}

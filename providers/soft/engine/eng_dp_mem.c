@@ -185,12 +185,19 @@ static int mr_map(const struct eng_req *r, struct eng_mr *mr, int fd,
 int eng_dp_mr_attach(struct eng_req *r, struct eng_mr *mr)
 {
 	const struct pv_ipc_mr_backing *b = NULL;
-	struct eng_dp_mr *dm;
-	int ret;
 
 	if (r->in_len >= sizeof(struct pv_ipc_mr_reg) + sizeof(*b))
 		b = (const void *)((const uint8_t *)r->in +
 				   sizeof(struct pv_ipc_mr_reg));
+	return eng_dp_mr_attach_backing(r, mr, b);
+}
+
+int eng_dp_mr_attach_backing(struct eng_req *r, struct eng_mr *mr,
+			     const struct pv_ipc_mr_backing *b)
+{
+	struct eng_dp_mr *dm;
+	int ret;
+
 	if (!b || !b->has_fd) {
 		eng_dbg("client %u: MR without a memfd refused (the engine "
 			"reaches client memory only through one)", r->c->id);

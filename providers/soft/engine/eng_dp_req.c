@@ -28,6 +28,7 @@
 #include "providers/soft/engine/eng_gid_own.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_mcast.h"
+#include "providers/soft/engine/eng_mw.h"
 #include "providers/soft/engine/eng_port.h"
 #include "providers/soft/engine/eng_stats.h"
 #include "providers/soft/engine/eng_wire_rc.h"
@@ -37,6 +38,7 @@
 #define ST_WAIT			(-1)	/* WQE stays; a timer is armed */
 #define ST_MORE			(-2)	/* a chunk moved, more remain */
 #define ST_FATAL		(-3)	/* malformed WQE: QP fatal */
+#define ST_LOCAL		(-4)	/* a window operation: run here */
 
 static bool dev_has_gid(const struct eng_dev *d, const uint8_t gid[16])
 {
@@ -369,6 +371,10 @@ static int req_start(struct eng *e, struct eng_dp_qp *dq)
 	dq->timer_kind = ENG_DP_TIMER_NONE;
 	dq->timer_at = 0;
 	dq->rnr_tries = dq->retry_tries = 0;
+	if (eng_wr_is_local(dq->cur.w.opcode)) {
+		dq->total = 0;
+		return ST_LOCAL;
+	}
 	st = local_segs(qp, &dq->cur, segs, &n, &dq->total);
 	if (st == IBV_WC_SUCCESS && eng_wr_is_atomic(dq->cur.w.opcode) &&
 	    dq->total < ENG_DP_ATOMIC_BYTES)
@@ -394,7 +400,11 @@ static bool req_one(struct eng *e, struct eng_dp_qp *dq, uint64_t *moved,
 		eng_dp_qp_fatal(e, qp);
 		return false;
 	}
-	if (st == IBV_WC_SUCCESS)
+	if (st == ST_LOCAL)
+		st = dq->cur.w.opcode == IBV_WR_BIND_MW ?
+		     eng_mw_bind(qp, &dq->cur.w) :
+		     eng_mw_local_inv(qp, dq->cur.w.imm_data);
+	else if (st == IBV_WC_SUCCESS)
 		st = req_chunk(e, dq, moved);
 	if (st == ST_WAIT)
 		return false;

@@ -18,6 +18,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "providers/soft/engine/eng_mw.h"
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_dp_reply.h"
 #include "providers/soft/engine/eng_dp_rguard.h"
@@ -239,6 +240,18 @@ static int resp_send(struct eng *e, struct eng_qp *dst,
 	eng_stat_add(dp_bytes, m->chunk);
 	if (!m->last)
 		return RS_OK;
+	/* IBA 9.4.1.1 / 10.6.7: the message invalidates its IETH rkey, a
+	 * type 2 window bound through this QP; another rkey is the
+	 * requester's invalid request (as rxe: the receive completes with
+	 * IBV_WC_REM_INV_REQ_ERR, the requester gets the NAK). */
+	if (m->opcode == IBV_WR_SEND_WITH_INV) {
+		if (!eng_mw_send_inv(dst, m->imm_data))
+			return resp_local_err(e, dst, dq->rx.wr_id,
+					      IBV_WC_REM_INV_REQ_ERR,
+					      RS_NAK_INV);
+		cqe.imm_data = m->imm_data;
+		cqe.wc_flags |= IBV_WC_WITH_INV;
+	}
 	dq->rx_active = false;
 	cqe.wr_id = dq->rx.wr_id;
 	cqe.opcode = IBV_WC_RECV;

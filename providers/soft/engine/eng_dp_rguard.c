@@ -14,6 +14,7 @@
 #include "providers/soft/engine/eng_dp_rguard.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
+#include "providers/soft/engine/eng_mw.h"
 #include "providers/soft/engine/eng_stats.h"
 
 static uint64_t now_ns(void)
@@ -71,6 +72,10 @@ struct eng_mr *eng_dp_rguard_mr(struct eng_qp *dst, const struct eng_dp_msg *m,
 	mr = eng_mrkeys_by_rkey(&d->mrs, m->rkey);
 	if (mr && mr->pd == dst->pd && (mr->access & need) == need &&
 	    eng_dp_range_ok(mr->iova, mr->length, va, len))
+		return mr;
+	/* Not an MR's rkey: a memory window's (eng_mw.h)? */
+	mr = mr ? NULL : eng_mw_remote(dst, m->rkey, va, len, need);
+	if (mr)
 		return mr;
 	eng_stat_inc(dp_rkey_violations);
 	d->rguard.rkey_errors++;

@@ -40,6 +40,19 @@ struct eng_mr {
 	struct eng_dp_mr *dp;
 };
 
+/* A memory window (eng_mw.c): a range of an MR with its own rights,
+ * reached remotely through its own rkey only while bound. */
+struct eng_mw {
+	struct eng_obj o;
+	struct eng_pd *pd;
+	uint32_t type;			/* IBV_MW_TYPE_1 or _2 */
+	uint32_t rkey;			/* index (upper 24 bits) + key byte */
+	struct eng_mr *mr;		/* bound to (a user of it); NULL: not */
+	struct eng_qp *qp;		/* type 2: the QP it was bound through */
+	uint64_t addr, length;
+	uint32_t access;		/* IBV_ACCESS_REMOTE_* granted */
+};
+
 struct eng_channel {
 	struct eng_obj o;
 	int fd;				/* engine end; client got the peer */
@@ -130,6 +143,14 @@ int eng_op_pd_alloc(struct eng_req *r);
 int eng_op_pd_dealloc(struct eng_req *r);
 int eng_op_mr_reg(struct eng_req *r);
 int eng_op_mr_dereg(struct eng_req *r);
+/* MR_REG's checks of access, range and size (eng_mr_rereg.c uses them
+ * on the MR as rereg would leave it): 0 or -EINVAL. */
+int eng_mr_check(const struct pv_ipc_mr_reg *in);
+/* eng_mr_rereg.c */
+int eng_op_mr_rereg(struct eng_req *r);
+/* eng_mw.c */
+int eng_op_mw_alloc(struct eng_req *r);
+int eng_op_mw_dealloc(struct eng_req *r);
 int eng_op_ah_create(struct eng_req *r);
 int eng_op_ah_destroy(struct eng_req *r);
 /* eng_cq.c */

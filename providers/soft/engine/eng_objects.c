@@ -28,6 +28,7 @@ uint64_t eng_obj_limit(uint32_t kind)
 	case PV_OBJ_SRQ:	return eng_lim.max_srq;
 	case PV_OBJ_AH:		return eng_lim.max_ah;
 	case PV_OBJ_CHANNEL:	return eng_lim.max_channel;
+	case PV_OBJ_MW:		return eng_lim.max_mr;	/* max_mw: the same */
 	}
 	return 0;
 }
@@ -38,7 +39,7 @@ const char *eng_obj_kind_name(uint32_t kind)
 		[PV_OBJ_NONE] = "none", [PV_OBJ_PD] = "pd", [PV_OBJ_MR] = "mr",
 		[PV_OBJ_CQ] = "cq", [PV_OBJ_QP] = "qp", [PV_OBJ_SRQ] = "srq",
 		[PV_OBJ_AH] = "ah", [PV_OBJ_CHANNEL] = "channel",
-		[PV_OBJ_PORT] = "port",
+		[PV_OBJ_PORT] = "port", [PV_OBJ_MW] = "mw",
 	};
 
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
@@ -108,7 +109,8 @@ int eng_obj_destroy(struct eng *e, struct eng_obj *o)
 
 /* Users before what they use, so every release finds its targets. */
 static const uint32_t teardown_order[] = {
-	PV_OBJ_QP, PV_OBJ_AH, PV_OBJ_SRQ, PV_OBJ_MR, PV_OBJ_CQ, PV_OBJ_PD,
+	PV_OBJ_QP, PV_OBJ_AH, PV_OBJ_MW, PV_OBJ_SRQ, PV_OBJ_MR, PV_OBJ_CQ,
+	PV_OBJ_PD,
 	PV_OBJ_CHANNEL,
 };
 
@@ -142,6 +144,8 @@ void eng_objs_detach_dev(struct eng *e, struct eng_conn *c)
 			eng_idtab_free(&d->qps, ((struct eng_qp *)o)->qp_num);
 		else if (o->kind == PV_OBJ_MR)
 			eng_mrkeys_release(&d->mrs, (struct eng_mr *)o);
+		else if (o->kind == PV_OBJ_MW)
+			eng_mrkeys_mw_release(&d->mrs, (struct eng_mw *)o);
 	}
 	eng_quota_detach(c);
 	d->clients--;
@@ -199,7 +203,7 @@ static void mr_release(struct eng *e, struct eng_obj *o)
 
 /* IBA 10.6.3.1 / ibv_reg_mr(3): remote write or atomic access needs
  * local write. */
-static int mr_check(const struct pv_ipc_mr_reg *in)
+int eng_mr_check(const struct pv_ipc_mr_reg *in)
 {
 	uint32_t acc = in->access & ~IBV_ACCESS_OPTIONAL_RANGE;
 
@@ -226,7 +230,7 @@ int eng_op_mr_reg(struct eng_req *r)
 
 	if (!pd)
 		return -EINVAL;
-	ret = mr_check(in);
+	ret = eng_mr_check(in);
 	if (ret < 0)
 		return ret;
 	mr = eng_obj_create(r, PV_OBJ_MR, sizeof(*mr), NULL, &ret);

@@ -14,6 +14,7 @@
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
 #include "providers/soft/engine/eng_mcast.h"
+#include "providers/soft/engine/eng_mw.h"
 #include "providers/soft/engine/eng_qp_fsm.h"
 #include "providers/soft/engine/eng_stats.h"
 
@@ -26,6 +27,7 @@ static void qp_release(struct eng *e, struct eng_obj *o)
 	if (o->conn->dev)
 		eng_idtab_free(&o->conn->dev->qps, qp->qp_num);
 	eng_mcast_qp_gone(qp);
+	eng_mw_qp_gone(qp);
 	eng_dp_qp_free(e, qp);
 	qp->pd->o.users--;
 	qp->send_cq->o.users--;
@@ -283,6 +285,7 @@ int eng_op_srq_modify(struct eng_req *r)
 	const struct pv_ipc_srq *in = r->in;
 	struct eng_srq *srq = eng_obj_get(r->c, in->srq_handle, PV_OBJ_SRQ);
 	uint32_t max_wr;
+	int ret;
 
 	if (!srq || (in->attr_mask & ~(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT)))
 		return -EINVAL;
@@ -298,6 +301,12 @@ int eng_op_srq_modify(struct eng_req *r)
 		return -EINVAL;
 	if (!(in->attr_mask & IBV_SRQ_LIMIT) && srq->srq_limit > max_wr)
 		return -EINVAL;
+	if (max_wr > srq->max_wr) {
+		ret = eng_dp_srq_resize(srq, max_wr);
+		if (ret < 0)
+			return ret;
+		eng_stat_inc(srq_resized);
+	}
 	srq->max_wr = max_wr;
 	if (in->attr_mask & IBV_SRQ_LIMIT)
 		srq->srq_limit = in->srq_limit;

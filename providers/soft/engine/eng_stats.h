@@ -160,7 +160,12 @@
 	X(mcast_sends)			\
 	X(mcast_delivered)		\
 	X(mcast_drops)			\
-	X(cm_mcast_joins)
+	X(cm_mcast_joins)		\
+	X(mr_rereg)			\
+	X(srq_resized)			\
+	X(mw_bound)			\
+	X(mw_invalidated)		\
+	X(mw_errors)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,

@@ -40,8 +40,15 @@ struct eng_rc_went {
 	uint32_t psn, npsn;		/* first PSN and how many it uses */
 	uint64_t rd_done;		/* READ response bytes placed */
 	int status;			/* IBV_WC_*: a local error found at
-					 * fetch completes it at the head */
+					 * fetch completes it at the head;
+					 * ENG_RC_ST_LOCAL: a window
+					 * operation, run at the head */
 };
+
+/* Not an IBV_WC_* status: IBV_WR_BIND_MW / IBV_WR_LOCAL_INV (eng_mw.h)
+ * wait in the window, send nothing, and run once everything before them
+ * completed. */
+#define ENG_RC_ST_LOCAL		0x7fff
 
 /* A READ being answered: response packets k..npsn-1 still to send. */
 struct eng_rc_rdq {
@@ -120,6 +127,9 @@ void eng_wire_rc_comp_rx(struct eng *e, struct eng_dp_qp *dq,
  * CQE); an error moves the QP to ERR. */
 void eng_wire_rc_complete_head(struct eng *e, struct eng_dp_qp *dq,
 			       int status);
+/* The status the head entry x (never sent) completes with: its local
+ * error, or the result of running its window operation now. */
+int eng_wire_rc_head_status(struct eng_qp *qp, struct eng_rc_went *x);
 /* The transport timer is (re)armed for what is still unacknowledged, or
  * stopped when nothing is. */
 void eng_wire_rc_arm(struct eng_dp_qp *dq);

@@ -17,6 +17,7 @@
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_dp_reply.h"
 #include "providers/soft/engine/eng_limits.h"
+#include "providers/soft/engine/eng_mw.h"
 #include "providers/soft/engine/eng_stats.h"
 #include "providers/soft/engine/eng_wire_opcode.h"
 #include "providers/soft/engine/eng_wire_psn.h"
@@ -31,6 +32,16 @@ static struct eng_rc_went *head_ent(struct eng_wire_rc *w)
 static uint32_t last_psn(const struct eng_rc_went *x)
 {
 	return eng_psn_add(x->psn, x->npsn ? x->npsn - 1 : 0);
+}
+
+int eng_wire_rc_head_status(struct eng_qp *qp, struct eng_rc_went *x)
+{
+	const struct pv_send_wqe *wq = &x->sw.w;
+
+	if (x->status != ENG_RC_ST_LOCAL)
+		return x->status;
+	return wq->opcode == IBV_WR_BIND_MW ? eng_mw_bind(qp, wq) :
+	       eng_mw_local_inv(qp, wq->imm_data);
 }
 
 void eng_wire_rc_complete_head(struct eng *e, struct eng_dp_qp *dq,
@@ -116,8 +127,12 @@ static bool ack_upto(struct eng *e, struct eng_dp_qp *dq, uint32_t p)
 		uint32_t op = x->sw.w.opcode;
 
 		if (x->status && w->sent == 0) {
-			eng_wire_rc_complete_head(e, dq, x->status);
-			return false;
+			int st = eng_wire_rc_head_status(dq->qp, x);
+
+			eng_wire_rc_complete_head(e, dq, st);
+			if (st != IBV_WC_SUCCESS)
+				return false;
+			continue;
 		}
 		if (eng_psn_before(p, x->psn))
 			break;

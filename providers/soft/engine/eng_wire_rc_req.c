@@ -96,9 +96,12 @@ static int fill(struct eng *e, struct eng_dp_qp *dq, struct eng_wire_rc *w)
 			break;	/* refetched once one completes */
 		if ((x->sw.w.send_flags & IBV_SEND_FENCE) && w->rd_out)
 			break;
-		x->status = local_check(qp, x);
+		x->status = eng_wr_is_local(op) ? ENG_RC_ST_LOCAL :
+			    local_check(qp, x);
 		x->rd_done = 0;
 		x->psn = w->next_psn;
+		if (x->status == ENG_RC_ST_LOCAL)
+			x->total = 0;
 		x->npsn = x->status ? 0 : eng_rc_npsn(op, x->total, w->mtu);
 		w->next_psn = eng_psn_add(w->next_psn, x->npsn);
 		if (is_rd_atomic(op))
@@ -334,10 +337,19 @@ bool eng_wire_rc_req_run(struct eng *e, struct eng_dp_qp *dq,
 		eng_dp_qp_fatal(e, qp);
 		return true;
 	}
-	/* A WQE whose local side failed completes once it is the oldest. */
+	/* A WQE whose local side failed completes once it is the oldest;
+	 * a window operation runs then. */
 	while (dq->wrc == w && w->n && ent(w, 0)->status && w->sent == 0) {
-		eng_wire_rc_complete_head(e, dq, ent(w, 0)->status);
-		return true;
+		int st = eng_wire_rc_head_status(qp, ent(w, 0));
+
+		eng_wire_rc_complete_head(e, dq, st);
+		if (st != IBV_WC_SUCCESS)
+			return true;
+		did = true;
+		if (fill(e, dq, w) < 0) {
+			eng_dp_qp_fatal(e, qp);
+			return true;
+		}
 	}
 	did |= send_window(e, dq, w, b);
 	return did;

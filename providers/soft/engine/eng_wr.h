@@ -15,10 +15,19 @@
 
 #include <infiniband/verbs.h>
 
-/* SEND and SEND_WITH_IMM: consume a receive WQE at the responder. */
+/* SEND, SEND_WITH_IMM and SEND_WITH_INV: consume a receive WQE at the
+ * responder. */
 static inline bool eng_wr_is_send(uint32_t op)
 {
-	return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM;
+	return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
+	       op == IBV_WR_SEND_WITH_INV;
+}
+
+/* Memory-window operations the requester runs itself (eng_mw.h): no
+ * message leaves the QP. */
+static inline bool eng_wr_is_local(uint32_t op)
+{
+	return op == IBV_WR_BIND_MW || op == IBV_WR_LOCAL_INV;
 }
 
 /* RDMA WRITE with or without immediate data. */
@@ -63,6 +72,12 @@ static inline bool eng_wr_may_inline(uint32_t op)
  * and atomics on RC only. */
 static inline bool eng_wr_valid_for(uint32_t op, uint32_t qp_type)
 {
+	/* Windows and invalidation: connected QPs (type 2 windows are
+	 * tied to one); send with invalidate is RC's (IBA 9.2, IETH). */
+	if (op == IBV_WR_SEND_WITH_INV)
+		return qp_type == IBV_QPT_RC;
+	if (eng_wr_is_local(op))
+		return qp_type == IBV_QPT_RC || qp_type == IBV_QPT_UC;
 	if (eng_wr_is_send(op))
 		return true;
 	if (eng_wr_is_write(op))

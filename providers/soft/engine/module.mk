@@ -56,6 +56,8 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_csprng.c \
 	providers/soft/engine/eng_keytab.c \
 	providers/soft/engine/eng_mrkey.c \
+	providers/soft/engine/eng_mr_rereg.c \
+	providers/soft/engine/eng_mw.c \
 	providers/soft/engine/eng_rguard.c \
 	providers/soft/engine/eng_dp_rguard.c \
 	providers/soft/engine/eng_dp_budget.c \
@@ -140,9 +142,10 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_wire_iphdr.h \
 	providers/soft/engine/eng_wire_xport.h \
 	providers/soft/engine/eng_recv.h \
-	providers/soft/engine/eng_wire_rc.h
+	providers/soft/engine/eng_wire_rc.h \
+	providers/soft/engine/eng_mw.h
 
-$(eval $(call unit_test,test_eng_pure,tests/unit/engine/test_eng_pure.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_handles.o eng_idtab.o eng_limits.o eng_port.o eng_csprng.o eng_keytab.o eng_rguard.o eng_dp_budget.o),))
+$(eval $(call unit_test,test_eng_pure,tests/unit/engine/test_eng_pure.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_handles.o eng_idtab.o eng_limits.o eng_port.o eng_csprng.o eng_keytab.o eng_rguard.o eng_dp_budget.o eng_mrkey.o),))
 $(eval $(call unit_test,test_eng_dispatch,tests/unit/engine/test_eng_dispatch.c,$(ENG_DEPS),$(NETNS_LIBS)))
 
 # Test helper for tests/integration/engine_*.sh.

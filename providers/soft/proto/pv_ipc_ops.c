@@ -47,6 +47,11 @@ static const struct op_desc ops[PV_OP_MAX + 1] = {
 	FIXED(AH_DESTROY, struct pv_ipc_handle),
 	FIXED(QP_MCAST_ATTACH, struct pv_ipc_qp_mcast),
 	FIXED(QP_MCAST_DETACH, struct pv_ipc_qp_mcast),
+	FIXED(MW_ALLOC, struct pv_ipc_mw_alloc),
+	FIXED(MW_DEALLOC, struct pv_ipc_handle),
+	RANGE(MR_REREG, sizeof(struct pv_ipc_mr_rereg),
+	      sizeof(struct pv_ipc_mr_rereg) +
+	      sizeof(struct pv_ipc_mr_backing)),
 	EMPTY(CTX_MAP),
 	FIXED(QP_MAP, struct pv_ipc_handle),
 	FIXED(CQ_MAP, struct pv_ipc_handle),
@@ -84,6 +89,7 @@ int pv_ipc_req_fds(uint16_t op, enum pv_ipc_fd_kind *ret_kind)
 		*ret_kind = PV_IPC_FD_NETNS;
 		return 1;
 	case PV_OP_MR_REG:	/* the memory's memfd, when shared */
+	case PV_OP_MR_REREG:	/* the new range's memfd (TRANSLATION) */
 		*ret_kind = PV_IPC_FD_MEMFD;
 		return 1;
 	default:

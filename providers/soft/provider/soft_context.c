@@ -72,8 +72,10 @@ int soft_open_context(struct pv_context *ctx)
 	ctx->priv = sc;
 	ctx->vctx.context.cmd_fd = sc->conn.fd;
 	ctx->vctx.context.async_fd = fds[0];
-	if (sc->page)
+	if (sc->page) {
 		install_data_path(&ctx->vctx.context.ops);
+		soft_mw_install(&ctx->vctx.context.ops);
+	}
 	return 0;
 
 err_close_fds:
@@ -137,6 +139,7 @@ int soft_query_device(struct pv_context *ctx, struct ibv_device_attr_ex *a)
 	o->max_cq = (int)d.max_cq;
 	o->max_cqe = (int)d.max_cqe;
 	o->max_mr = (int)d.max_mr;
+	o->max_mw = (int)d.max_mw;
 	o->max_pd = (int)d.max_pd;
 	o->max_qp_rd_atom = (int)d.max_qp_rd_atom;
 	o->max_qp_init_rd_atom = (int)d.max_qp_init_rd_atom;

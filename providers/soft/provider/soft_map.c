@@ -314,6 +314,34 @@ err_free:
 	return ret;
 }
 
+/* After a resize that outgrew the ring: maps the engine's new ring
+ * (SRQ_MAP passes it once) in place of the old.  The caller holds the
+ * SRQ's lock, so no post lands in the old ring after the engine copied
+ * it; the producer counter comes from the new header. */
+int soft_srq_remap(struct soft_ctx *sc, struct pv_srq *srq, uint32_t max_wr)
+{
+	struct soft_srq_dp *d = srq->priv;
+	struct pv_ipc_map_resp resp;
+	struct soft_map m = { 0 };
+	struct soft_ring r;
+	int ret;
+
+	ret = map_handle(sc, PV_OP_SRQ_MAP, srq->handle, &resp, &m);
+	if (ret < 0)
+		return ret;
+	ret = attach(&m, resp.ring_off[0],
+		     wqe_entry_min(sizeof(struct pv_recv_wqe), d->max_sge, 0),
+		     max_wr, &r, true);
+	if (ret < 0) {
+		soft_map_release(&m);
+		return ret;
+	}
+	soft_map_release(&d->map);
+	d->map = m;
+	d->ring = r;
+	return 0;
+}
+
 void soft_srq_unmap(struct pv_srq *srq)
 {
 	struct soft_srq_dp *d = srq->priv;

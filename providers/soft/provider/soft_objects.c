@@ -103,6 +103,63 @@ int soft_dereg_mr(struct pv_context *ctx, struct pv_mr *mr)
 	return 0;
 }
 
+/* ibv_rereg_mr: a new range is shared with the engine as ibv_reg_mr
+ * shares one (its own memfd, passed with the request); the old range's
+ * share is dropped only once the engine took the new one. */
+int soft_rereg_mr(struct pv_context *ctx, struct pv_mr *mr, int flags,
+		  struct pv_pd *pd, void *addr, size_t length,
+		  unsigned int access)
+{
+	struct {
+		struct pv_ipc_mr_rereg rr;
+		struct pv_ipc_mr_backing backing;
+	} req = {
+		.rr = {
+			.mr_handle = mr->handle,
+			.flags = (uint32_t)flags,
+			.pd_handle = pd ? pd->handle : 0,
+			.access = access,
+			.addr = (uintptr_t)addr,
+			.length = length,
+			.iova = (uintptr_t)addr,	/* as rdma-core's */
+		},
+	};
+	struct soft_mr_share share = { .fd = -1 };
+	struct pv_ipc_mr_reg_resp resp;
+	int ret;
+
+	if (!(flags & IBV_REREG_MR_CHANGE_TRANSLATION)) {
+		ret = soft_call_fixed(CONN(ctx), PV_OP_MR_REREG, &req.rr,
+				      sizeof(req.rr), &resp, sizeof(resp));
+		goto out;
+	}
+	soft_mr_share_get(addr, length,
+			  (flags & IBV_REREG_MR_CHANGE_ACCESS) ? access : 0,
+			  &share);
+	if (share.fd < 0) {
+		if (getenv("PODVERBS_DEBUG"))
+			fprintf(stderr, "podverbs: ibv_rereg_mr(%p, %zu): "
+				"EOPNOTSUPP: %s\n", addr, length, share.why);
+		return -EOPNOTSUPP;
+	}
+	req.backing.has_fd = 1;
+	req.backing.fd_offset = share.fd_offset;
+	ret = soft_call_fds(CONN(ctx), PV_OP_MR_REREG, &req, sizeof(req),
+			    &share.fd, 1, &resp, sizeof(resp));
+	if (ret < 0) {
+		soft_mr_share_put(share.ref);
+		return ret;
+	}
+	soft_mr_share_put(mr->priv);
+	mr->priv = share.ref;
+out:
+	if (ret < 0)
+		return ret;
+	mr->ibv.lkey = resp.lkey;
+	mr->ibv.rkey = resp.rkey;
+	return 0;
+}
+
 /* The engine without rings (an older one, or a test double) still serves
  * the control plane; the data-path verbs then fail with EOPNOTSUPP. */
 static bool has_rings(struct pv_context *ctx)
@@ -231,6 +288,9 @@ int soft_create_srq(struct pv_context *ctx, struct pv_srq *srq,
 	return ret;
 }
 
+/* Holds the SRQ's lock across the modify and the re-map of a grown ring
+ * (as soft_resize_cq does): a post in between would land in the old ring
+ * after the engine moved its WQEs to the new one. */
 int soft_modify_srq(struct pv_context *ctx, struct pv_srq *srq,
 		    struct ibv_srq_attr *attr, int mask)
 {
@@ -245,18 +305,22 @@ int soft_modify_srq(struct pv_context *ctx, struct pv_srq *srq,
 	uint32_t got = 0;
 	int ret;
 
-	/* The ring was sized at creation and is not re-mapped: growing
-	 * past it would let the engine's view and ours disagree. */
-	if (d && (mask & IBV_SRQ_MAX_WR) && attr->max_wr > d->ring.num_entries)
-		return -EINVAL;
+	if (d)
+		pthread_spin_lock(&d->lock);
 	ret = soft_call(CONN(ctx), PV_OP_SRQ_MODIFY, &req, sizeof(req), &resp,
 			sizeof(resp), &got, NULL, NULL);
 	if (ret < 0)
-		return ret;
+		goto out_unlock;
 	/* A reply with the new sizes is optional. */
 	if (got >= sizeof(resp) && (mask & IBV_SRQ_MAX_WR))
 		attr->max_wr = resp.max_wr;
-	return 0;
+	/* The engine made a larger ring exactly when max_wr outgrew ours. */
+	if (d && (mask & IBV_SRQ_MAX_WR) && attr->max_wr > d->ring.num_entries)
+		ret = soft_srq_remap(soft_ctx_of(ctx), srq, attr->max_wr);
+out_unlock:
+	if (d)
+		pthread_spin_unlock(&d->lock);
+	return ret;
 }
 
 int soft_query_srq(struct pv_context *ctx, struct pv_srq *srq,

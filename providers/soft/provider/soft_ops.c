@@ -21,6 +21,7 @@ const struct pv_provider pv_soft_provider = {
 		.dealloc_pd = soft_dealloc_pd,
 		.reg_mr = soft_reg_mr,
 		.dereg_mr = soft_dereg_mr,
+		.rereg_mr = soft_rereg_mr,
 		.create_channel = soft_create_channel,
 		.destroy_channel = soft_destroy_channel,
 		.read_cq_event = soft_read_cq_event,

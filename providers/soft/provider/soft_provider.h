@@ -111,6 +111,11 @@ int soft_dealloc_pd(struct pv_context *ctx, struct pv_pd *pd);
 int soft_reg_mr(struct pv_context *ctx, struct pv_pd *pd, struct pv_mr *mr,
 		uint64_t iova, unsigned int access);
 int soft_dereg_mr(struct pv_context *ctx, struct pv_mr *mr);
+/* soft_mw.c: ibv_alloc_mw / ibv_dealloc_mw / ibv_bind_mw. */
+void soft_mw_install(struct ibv_context_ops *o);
+int soft_rereg_mr(struct pv_context *ctx, struct pv_mr *mr, int flags,
+		  struct pv_pd *pd, void *addr, size_t length,
+		  unsigned int access);
 int soft_create_cq(struct pv_context *ctx, struct pv_cq *cq, int cqe,
 		   struct pv_channel *ch, int comp_vector);
 int soft_resize_cq(struct pv_context *ctx, struct pv_cq *cq, int cqe);
@@ -167,6 +172,7 @@ void soft_cq_unmap(struct pv_cq *cq);
 int soft_cq_remap(struct soft_ctx *sc, struct pv_cq *cq);
 int soft_srq_map(struct soft_ctx *sc, struct pv_srq *srq, uint32_t max_sge,
 		 uint32_t max_wr);
+int soft_srq_remap(struct soft_ctx *sc, struct pv_srq *srq, uint32_t max_wr);
 void soft_srq_unmap(struct pv_srq *srq);
 void soft_map_release(struct soft_map *m);
 

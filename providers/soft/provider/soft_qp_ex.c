@@ -18,7 +18,9 @@
 		       IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | \
 		       IBV_QP_EX_WITH_RDMA_READ |			\
 		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |		\
-		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |		\
+		       IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW | \
+		       IBV_QP_EX_WITH_SEND_WITH_INV)
 
 /* IBV_QP_EX_WITH_<op> is 1 << IBV_WR_<op> for the operations we have. */
 int soft_qp_ex_check_ops(enum ibv_qp_type t, uint64_t send_ops_flags)
@@ -103,6 +105,46 @@ static void wr_send_imm(struct ibv_qp_ex *x, __be32 imm)
 
 	if (w)
 		w->imm_data = imm;
+}
+
+/* Memory windows: the WQE fields of pv-soft-ring-abi.h, as soft_wqe.c
+ * encodes them for ibv_post_send. */
+static void wr_send_inv(struct ibv_qp_ex *x, uint32_t rkey)
+{
+	struct pv_send_wqe *w = begin(x, IBV_WR_SEND_WITH_INV);
+
+	if (w)
+		w->imm_data = rkey;
+}
+
+static void wr_local_inv(struct ibv_qp_ex *x, uint32_t rkey)
+{
+	struct pv_send_wqe *w = begin(x, IBV_WR_LOCAL_INV);
+
+	if (w)
+		w->imm_data = rkey;
+	dp(x)->wr_cur = NULL;	/* no SGEs follow */
+}
+
+static void wr_bind_mw(struct ibv_qp_ex *x, struct ibv_mw *mw, uint32_t rkey,
+		       const struct ibv_mw_bind_info *b)
+{
+	struct pv_send_wqe *w;
+
+	if (!mw || !b) {
+		fail(dp(x), EINVAL);
+		return;
+	}
+	w = begin(x, IBV_WR_BIND_MW);
+	if (!w)
+		return;
+	w->ah_handle = mw->handle;
+	w->rkey = rkey;
+	w->remote_addr = b->addr;
+	w->compare_add = b->length;
+	w->swap = b->mw_access_flags;
+	w->remote_qkey = b->mr ? b->mr->lkey : 0;
+	dp(x)->wr_cur = NULL;	/* no SGEs follow */
 }
 
 static void rdma(struct ibv_qp_ex *x, enum ibv_wr_opcode op, uint32_t rkey,
@@ -268,12 +310,6 @@ static void wr_unsupported_u32(struct ibv_qp_ex *x, uint32_t v)
 	fail(dp(x), EOPNOTSUPP);
 }
 
-static void wr_unsupported_mw(struct ibv_qp_ex *x, struct ibv_mw *mw,
-			      uint32_t rkey, const struct ibv_mw_bind_info *b)
-{
-	fail(dp(x), EOPNOTSUPP);
-}
-
 static void wr_unsupported_tso(struct ibv_qp_ex *x, void *hdr, uint16_t sz,
 			       uint16_t mss)
 {
@@ -306,9 +342,9 @@ void soft_qp_ex_install(struct pv_qp *qp)
 	x->wr_set_inline_data_list = wr_set_inline_data_list;
 	x->wr_set_ud_addr = wr_set_ud_addr;
 	x->wr_set_xrc_srqn = wr_unsupported_u32;
-	x->wr_local_inv = wr_unsupported_u32;
-	x->wr_send_inv = wr_unsupported_u32;
-	x->wr_bind_mw = wr_unsupported_mw;
+	x->wr_local_inv = wr_local_inv;
+	x->wr_send_inv = wr_send_inv;
+	x->wr_bind_mw = wr_bind_mw;
 	x->wr_send_tso = wr_unsupported_tso;
 	x->wr_atomic_write = wr_unsupported_aw;
 }

@@ -22,9 +22,13 @@ bool soft_opcode_ok(enum ibv_qp_type t, enum ibv_wr_opcode op)
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+	case IBV_WR_SEND_WITH_INV:
 		return t == IBV_QPT_RC;
+	case IBV_WR_BIND_MW:
+	case IBV_WR_LOCAL_INV:
+		return t == IBV_QPT_RC || t == IBV_QPT_UC;
 	default:
-		return false;	/* MW, invalidate, TSO, driver ops */
+		return false;	/* TSO, driver ops */
 	}
 }
 
@@ -117,6 +121,23 @@ static int encode_op(enum ibv_qp_type t, const struct ibv_send_wr *wr,
 	case IBV_WR_SEND_WITH_IMM:
 		w->imm_data = wr->imm_data;
 		break;
+	case IBV_WR_SEND_WITH_INV:
+	case IBV_WR_LOCAL_INV:
+		w->imm_data = wr->invalidate_rkey;	/* host order */
+		break;
+	case IBV_WR_BIND_MW: {
+		const struct ibv_mw_bind_info *b = &wr->bind_mw.bind_info;
+
+		if (!wr->bind_mw.mw)
+			return -EINVAL;
+		w->ah_handle = wr->bind_mw.mw->handle;
+		w->rkey = wr->bind_mw.rkey;
+		w->remote_addr = b->addr;
+		w->compare_add = b->length;
+		w->swap = b->mw_access_flags;
+		w->remote_qkey = b->mr ? b->mr->lkey : 0;
+		break;
+	}
 	default:
 		break;
 	}
@@ -144,6 +165,11 @@ int soft_encode_send(const struct soft_sq_limits *lim,
 	ret = encode_op(lim->qp_type, wr, out);
 	if (ret < 0)
 		return ret;
+	/* Window operations move no data: no SGEs, nothing inline. */
+	if (wr->opcode == IBV_WR_BIND_MW || wr->opcode == IBV_WR_LOCAL_INV) {
+		out->send_flags &= ~(uint32_t)IBV_SEND_INLINE;
+		return 0;
+	}
 	return encode_data(lim, wr, out);
 }
 

@@ -197,8 +197,8 @@ static int side_a(struct dpt_side *s)
 
 	/* what we do not offer fails so that callers fall back */
 	errno = 0;
-	CHECK(!qp_ex(s, e.cq, IBV_QP_EX_WITH_BIND_MW) && errno == EOPNOTSUPP,
-	      "QP with BIND_MW: %s", strerror(errno));
+	CHECK(!qp_ex(s, e.cq, IBV_QP_EX_WITH_TSO) && errno == EOPNOTSUPP,
+	      "QP with TSO: %s", strerror(errno));
 	{
 		struct ibv_cq_init_attr_ex ca = {
 			.cqe = 4, .wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP };

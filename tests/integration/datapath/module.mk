@@ -29,7 +29,10 @@ DPT_PROGS := \
 	dpt_chunk_mr \
 	dpt_order \
 	dpt_errno \
-	dpt_mcast
+	dpt_mcast \
+	dpt_rereg \
+	dpt_srq_resize \
+	dpt_mw
 
 # $(call dpt_prog,NAME): $(DPT_DIR)/NAME from NAME.c and the harness.
 define dpt_prog

@@ -590,6 +590,99 @@ static void test_eng_objects__mr_needs_populated_sealed_memfd(void **state)
 	close(fd);
 }
 
+/* MR_REREG with its optional backing and fd (fd < 0: neither). */
+static int mr_rereg(struct fx *f, const struct pv_ipc_mr_rereg *rr, int fd,
+		    bool backing)
+{
+	struct {
+		struct pv_ipc_mr_rereg rr;
+		struct pv_ipc_mr_backing backing;
+	} req = { .rr = *rr, .backing = { .has_fd = fd >= 0 } };
+
+	f->nfds = 0;
+	assert_int_equal(pv_ipc_send(f->cli, PV_OP_MR_REREG, 79, 0, &req,
+				     backing ? sizeof(req) : sizeof(req.rr),
+				     &fd, fd >= 0 ? 1 : 0), 0);
+	eng_conn_serve(&f->e, f->conn, 1);
+	assert_true(pv_ipc_recv(f->cli, f->buf, sizeof(f->buf), f->fds,
+				&f->nfds) >= 0);
+	assert_int_equal(hdr_of(f)->seq, 79);
+	return hdr_of(f)->status;
+}
+
+/* ibv_rereg_mr and memory windows as a hostile client drives them: every
+ * bad field refused with the MR as it was, keys changed on success, a
+ * new range checked as MR_REG checks it; windows of a known type only. */
+static void test_eng_objects__rereg_and_mw_refuse_bad_input(void **state)
+{
+	struct fx *f = *state;
+	struct pv_ipc_mr_reg mr = { .access = IBV_ACCESS_LOCAL_WRITE,
+				    .addr = 0x10000, .length = 8192 };
+	struct pv_ipc_mr_rereg rr = { .flags = IBV_REREG_MR_CHANGE_ACCESS,
+				      .access = IBV_ACCESS_LOCAL_WRITE |
+						IBV_ACCESS_REMOTE_READ };
+	struct pv_ipc_mw_alloc mw = { .type = IBV_MW_TYPE_2 };
+	struct pv_ipc_mr_reg_resp old, now;
+	struct pv_ipc_mw_resp w;
+	int fd = memfd_of(8192, true, MFD_ALLOW_SEALING);
+
+	open_ctx(f);
+	mr.pd_handle = create(f, PV_OP_PD_ALLOC, NULL, 0);
+	assert_int_equal(mr_reg(f, &mr, fd), 0);
+	old = *(struct pv_ipc_mr_reg_resp *)payload_of(f);
+	rr.mr_handle = old.handle;
+	rr.flags = 0;
+	assert_int_equal(mr_rereg(f, &rr, -1, false), -EINVAL);
+	rr.flags = 1u << 3;
+	assert_int_equal(mr_rereg(f, &rr, -1, false), -EINVAL);
+	rr.flags = IBV_REREG_MR_CHANGE_PD;
+	rr.pd_handle = 0xdead;
+	assert_int_equal(mr_rereg(f, &rr, -1, false), -EINVAL);
+	rr.flags = IBV_REREG_MR_CHANGE_ACCESS;
+	rr.access = IBV_ACCESS_REMOTE_WRITE;	/* without LOCAL_WRITE */
+	assert_int_equal(mr_rereg(f, &rr, -1, false), -EINVAL);
+	rr.access = IBV_ACCESS_LOCAL_WRITE | (1u << 15);
+	assert_int_equal(mr_rereg(f, &rr, -1, false), -EINVAL);
+	rr.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
+	assert_int_equal(mr_rereg(f, &rr, fd, true), -EINVAL);	/* fd, no range */
+	rr.flags = IBV_REREG_MR_CHANGE_TRANSLATION;
+	rr.addr = 0x40000;
+	rr.length = 8192;
+	rr.iova = 0x40000;
+	assert_int_equal(mr_rereg(f, &rr, -1, false), -EOPNOTSUPP);
+	rr.iova = UINT64_MAX - 100;			/* wraps */
+	assert_int_equal(mr_rereg(f, &rr, fd, true), -EINVAL);
+	rr.iova = 0x40000;
+	rr.length = 16384;				/* past the memfd */
+	assert_int_equal(mr_rereg(f, &rr, fd, true), -EINVAL);
+	rr.mr_handle = 0xbeef;
+	rr.flags = IBV_REREG_MR_CHANGE_ACCESS;
+	assert_int_equal(mr_rereg(f, &rr, -1, false), -EINVAL);
+	/* Still the MR it was; then a good rereg gives both keys anew. */
+	rr.mr_handle = old.handle;
+	assert_int_equal(mr_rereg(f, &rr, -1, false), 0);
+	now = *(struct pv_ipc_mr_reg_resp *)payload_of(f);
+	assert_int_equal(now.handle, old.handle);
+	assert_int_not_equal(now.lkey, old.lkey);
+	assert_int_not_equal(now.rkey, old.rkey);
+	rr.flags = IBV_REREG_MR_CHANGE_TRANSLATION;
+	rr.length = 4096;
+	assert_int_equal(mr_rereg(f, &rr, fd, true), 0);
+	close(fd);
+
+	mw.pd_handle = 0xdead;
+	assert_int_equal(call(f, PV_OP_MW_ALLOC, &mw, sizeof(mw)), -EINVAL);
+	mw.pd_handle = mr.pd_handle;
+	mw.type = 3;
+	assert_int_equal(call(f, PV_OP_MW_ALLOC, &mw, sizeof(mw)), -EINVAL);
+	mw.type = IBV_MW_TYPE_1;
+	assert_int_equal(call(f, PV_OP_MW_ALLOC, &mw, sizeof(mw)), 0);
+	w = *(struct pv_ipc_mw_resp *)payload_of(f);
+	assert_int_not_equal(w.rkey, 0);
+	assert_int_not_equal(w.rkey >> 8, now.rkey >> 8);
+	assert_int_not_equal(w.rkey >> 8, now.lkey >> 8);
+}
+
 static uint32_t make_qp(struct fx *f, uint32_t *ret_pd, uint32_t *ret_cq,
 			uint32_t *ret_qpn)
 {
@@ -886,6 +979,7 @@ int main(void)
 		T(test_eng_device__gid_owned_by_one_device),
 		T(test_eng_objects__context_and_objects),
 		T(test_eng_objects__mr_needs_populated_sealed_memfd),
+		T(test_eng_objects__rereg_and_mw_refuse_bad_input),
 		T(test_eng_qp__create_modify_query_destroy),
 		T(test_eng_qp__foreign_handles_rejected),
 		T(test_eng_objects__limit_hit_is_enomem),

@@ -127,8 +127,15 @@ static void test_eng_dp_ring__send_wqe_checks(void **state)
 	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_UC, &cap, 256), 0);
 	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_UD, &cap, 256),
 			 -EINVAL);
-	w.opcode = 9;		/* SEND_WITH_INV: not supported */
-	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_RC, &cap, 256),
+	w.opcode = 9;		/* SEND_WITH_INV: RC only */
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_RC, &cap, 256), 0);
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_UC, &cap, 256),
+			 -EINVAL);
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_UD, &cap, 256),
+			 -EINVAL);
+	w.opcode = 8;		/* BIND_MW: connected QPs */
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_UC, &cap, 256), 0);
+	assert_int_equal(eng_dp_send_wqe_check(&w, IBV_QPT_UD, &cap, 256),
 			 -EINVAL);
 	w.opcode = 4;
 	w.send_flags = 8;	/* inline read makes no sense */
@@ -329,9 +336,9 @@ static void test_eng_wr__every_opcode_classified(void **state)
 		{ IBV_WR_RDMA_READ,	      0, 0, 1, 0, 0, 1, 0, 1, 0, 0 },
 		{ IBV_WR_ATOMIC_CMP_AND_SWP,  0, 0, 0, 1, 0, 1, 0, 1, 0, 0 },
 		{ IBV_WR_ATOMIC_FETCH_AND_ADD, 0, 0, 0, 1, 0, 1, 0, 1, 0, 0 },
-		{ IBV_WR_LOCAL_INV,	      0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
-		{ IBV_WR_BIND_MW,	      0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
-		{ IBV_WR_SEND_WITH_INV,	      0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ IBV_WR_LOCAL_INV,	      0, 0, 0, 0, 0, 0, 0, 1, 1, 0 },
+		{ IBV_WR_BIND_MW,	      0, 0, 0, 0, 0, 0, 0, 1, 1, 0 },
+		{ IBV_WR_SEND_WITH_INV,	      1, 0, 0, 0, 0, 0, 1, 1, 0, 0 },
 		{ IBV_WR_TSO,		      0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
 		{ IBV_WR_DRIVER1,	      0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
 		{ IBV_WR_ATOMIC_WRITE,	      0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },

@@ -15,6 +15,8 @@
 #include "providers/soft/engine/eng_idtab.h"
 #include "providers/soft/engine/eng_keytab.h"
 #include "providers/soft/engine/eng_limits.h"
+#include "providers/soft/engine/eng_mrkey.h"
+#include "providers/soft/engine/eng_obj.h"
 #include "providers/soft/engine/eng_port.h"
 #include "providers/soft/engine/eng_rguard.h"
 
@@ -181,6 +183,72 @@ static void test_eng_csprng__below_stays_in_range(void **state)
 	}
 	for (int i = 0; i < 7; i++)
 		assert_true(seen[i] > 700 && seen[i] < 1300);
+}
+
+/* ibv_rereg_mr's rekey: both keys new and distinct, the old ones no
+ * longer find the MR (and stay out of use), the other MR untouched. */
+static void test_eng_mrkey__rekey_replaces_both(void **state)
+{
+	struct eng_mr a = { 0 }, b = { 0 };
+	struct eng_mrkeys k;
+	uint32_t ol, orr;
+
+	(void)state;
+	eng_mrkeys_init(&k);
+	assert_int_equal(eng_mrkeys_assign(&k, &a), 0);
+	assert_int_equal(eng_mrkeys_assign(&k, &b), 0);
+	for (int i = 0; i < 100; i++) {
+		ol = a.lkey;
+		orr = a.rkey;
+		assert_int_equal(eng_mrkeys_rekey(&k, &a), 0);
+		assert_int_not_equal(a.lkey, ol);
+		assert_int_not_equal(a.rkey, orr);
+		assert_int_not_equal(a.lkey, a.rkey);
+		assert_null(eng_mrkeys_by_lkey(&k, ol));
+		assert_null(eng_mrkeys_by_rkey(&k, orr));
+		assert_true(eng_keytab_taken(&k.rkeys, orr));
+		assert_ptr_equal(eng_mrkeys_by_lkey(&k, a.lkey), &a);
+		assert_ptr_equal(eng_mrkeys_by_rkey(&k, a.rkey), &a);
+		assert_null(eng_mrkeys_by_lkey(&k, a.rkey));
+		assert_ptr_equal(eng_mrkeys_by_rkey(&k, b.rkey), &b);
+	}
+	assert_int_equal(k.lkeys.live, 2);
+	assert_int_equal(k.rkeys.live, 2);
+	eng_mrkeys_fini(&k);
+}
+
+/* Memory windows: found by index whatever the key byte; an index's 256
+ * keys never hold an MR key; a released index stays out of use. */
+static void test_eng_mrkey__mw_index(void **state)
+{
+	static struct eng_mw w[64];
+	struct eng_mr m[64];
+	struct eng_mrkeys k;
+
+	(void)state;
+	memset(m, 0, sizeof(m));
+	eng_mrkeys_init(&k);
+	for (int i = 0; i < 64; i++) {
+		assert_int_equal(eng_mrkeys_mw_assign(&k, &w[i]), 0);
+		assert_int_equal(eng_mrkeys_assign(&k, &m[i]), 0);
+	}
+	for (int i = 0; i < 64; i++) {
+		uint32_t r = w[i].rkey;
+
+		assert_ptr_equal(eng_mrkeys_mw_by_rkey(&k, r), &w[i]);
+		assert_ptr_equal(eng_mrkeys_mw_by_rkey(&k, r ^ 0xffu), &w[i]);
+		assert_null(eng_mrkeys_by_rkey(&k, r));
+		for (int j = 0; j < 64; j++) {
+			assert_int_not_equal(ENG_MW_IDX(m[j].rkey),
+					     ENG_MW_IDX(r));
+			assert_int_not_equal(ENG_MW_IDX(m[j].lkey),
+					     ENG_MW_IDX(r));
+		}
+	}
+	eng_mrkeys_mw_release(&k, &w[0]);
+	assert_null(eng_mrkeys_mw_by_rkey(&k, w[0].rkey));
+	assert_true(eng_keytab_taken(&k.mwidx, ENG_MW_IDX(w[0].rkey)));
+	eng_mrkeys_fini(&k);
 }
 
 static void test_eng_keytab__put_get_del_quarantine(void **state)
@@ -406,6 +474,8 @@ int main(void)
 		cmocka_unit_test(test_eng_csprng__chacha20_rfc8439_vector),
 		cmocka_unit_test(test_eng_csprng__below_stays_in_range),
 		cmocka_unit_test(test_eng_keytab__put_get_del_quarantine),
+		cmocka_unit_test(test_eng_mrkey__rekey_replaces_both),
+		cmocka_unit_test(test_eng_mrkey__mw_index),
 		cmocka_unit_test(test_eng_idtab__sparse_random_no_early_reuse),
 		cmocka_unit_test(test_eng_idtab__sparse_small_range_fills),
 		cmocka_unit_test(test_eng_rguard__burst_then_rate),

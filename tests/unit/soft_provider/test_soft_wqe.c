@@ -34,9 +34,13 @@ static void test_soft_wqe__opcode_matrix(void **s)
 	assert_false(soft_opcode_ok(IBV_QPT_UC, IBV_WR_ATOMIC_CMP_AND_SWP));
 	assert_true(soft_opcode_ok(IBV_QPT_UD, IBV_WR_SEND_WITH_IMM));
 	assert_false(soft_opcode_ok(IBV_QPT_UD, IBV_WR_RDMA_WRITE));
-	assert_false(soft_opcode_ok(IBV_QPT_RC, IBV_WR_LOCAL_INV));
-	assert_false(soft_opcode_ok(IBV_QPT_RC, IBV_WR_BIND_MW));
-	assert_false(soft_opcode_ok(IBV_QPT_RC, IBV_WR_SEND_WITH_INV));
+	/* Memory windows: connected QPs; send with invalidate is RC's. */
+	assert_true(soft_opcode_ok(IBV_QPT_RC, IBV_WR_LOCAL_INV));
+	assert_true(soft_opcode_ok(IBV_QPT_UC, IBV_WR_BIND_MW));
+	assert_false(soft_opcode_ok(IBV_QPT_UD, IBV_WR_BIND_MW));
+	assert_false(soft_opcode_ok(IBV_QPT_UD, IBV_WR_LOCAL_INV));
+	assert_true(soft_opcode_ok(IBV_QPT_RC, IBV_WR_SEND_WITH_INV));
+	assert_false(soft_opcode_ok(IBV_QPT_UC, IBV_WR_SEND_WITH_INV));
 }
 
 static void test_soft_wqe__rdma_write_with_sges(void **s)
@@ -217,11 +221,16 @@ static void test_soft_wqe__qp_ex_ops_refuse_unsupported(void **s)
 					      IBV_QP_EX_WITH_RDMA_READ |
 					      IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD),
 			 0);
+	/* Memory windows: RC and UC; send with invalidate: RC. */
 	assert_int_equal(soft_qp_ex_check_ops(IBV_QPT_RC,
-					      IBV_QP_EX_WITH_LOCAL_INV),
-			 -EOPNOTSUPP);
-	assert_int_equal(soft_qp_ex_check_ops(IBV_QPT_RC,
+					      IBV_QP_EX_WITH_LOCAL_INV |
+					      IBV_QP_EX_WITH_BIND_MW |
+					      IBV_QP_EX_WITH_SEND_WITH_INV), 0);
+	assert_int_equal(soft_qp_ex_check_ops(IBV_QPT_UD,
 					      IBV_QP_EX_WITH_BIND_MW),
+			 -EOPNOTSUPP);
+	assert_int_equal(soft_qp_ex_check_ops(IBV_QPT_UC,
+					      IBV_QP_EX_WITH_SEND_WITH_INV),
 			 -EOPNOTSUPP);
 	assert_int_equal(soft_qp_ex_check_ops(IBV_QPT_RC, IBV_QP_EX_WITH_TSO),
 			 -EOPNOTSUPP);
