@@ -93,9 +93,7 @@ void eng_wire_rc_arm(struct eng_dp_qp *dq)
 	 * responder re-ACKs duplicates), as late as the ACKs' measured
 	 * round trip says an ACK can still come (eng_wire_rtt.h):
 	 * wire_rc_probe_us until the first sample, never below
-	 * wire_rc_probe_min_us (2 ms: with two busy cores, a descheduled
-	 * peer's ACK is often later than a sub-ms estimate says, and
-	 * probing sooner gained nothing measurable, bench/README.md). */
+	 * wire_rc_probe_min_us. */
 	probe = eng_lim.wire_rc_probe_us ?
 		eng_rtt_probe_ns(&w->rtt, eng_lim.wire_rc_probe_min_us * 1000,
 				 eng_lim.wire_rc_probe_us * 1000) : 0;
