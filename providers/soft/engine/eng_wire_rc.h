@@ -72,9 +72,8 @@ struct eng_wire_rc {
 	 * sent (below it, a packet is sent again: never timed). */
 	struct eng_rtt rtt;
 	bool rtt_on;
-	bool rtt_probed;		/* the probe resent it, at rtt_probe_at */
 	uint32_t rtt_psn, rtt_hi;
-	uint64_t rtt_t0, rtt_probe_at;
+	uint64_t rtt_t0;
 	bool gap_asked;			/* READ responses re-asked from */
 	uint32_t gap_psn;		/* this PSN, no progress since */
 	/* responder */
@@ -135,9 +134,6 @@ void eng_wire_rc_arm(struct eng_dp_qp *dq);
 /* The requester sent the packet of PSN psn (RC): timed for the round-trip
  * estimate when it is new and none is being timed. */
 void eng_wire_rc_rtt_sent(struct eng_wire_rc *w, uint32_t psn);
-/* The early probe fired (after its go-back-N rewind): the packet being
- * timed stays timed through the resend (eng_rtt_probe_spurious). */
-void eng_wire_rc_rtt_probed(struct eng_wire_rc *w);
 
 /* ---- eng_wire_rc_resp.c ---- */
 void eng_wire_rc_resp_rx(struct eng *e, struct eng_dev *d,

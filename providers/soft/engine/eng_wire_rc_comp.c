@@ -105,10 +105,8 @@ void eng_wire_rc_arm(struct eng_dp_qp *dq)
 void eng_wire_rc_rtt_sent(struct eng_wire_rc *w, uint32_t psn)
 {
 	if (eng_psn_before(psn, w->rtt_hi)) {
-		/* Sent again (Karn): its ACK may be for either copy; unless
-		 * the probe sent it, whose case the ACK's time decides. */
-		if (!w->rtt_probed)
-			w->rtt_on = false;
+		/* Sent again (Karn): its ACK may be for either copy. */
+		w->rtt_on = false;
 		return;
 	}
 	w->rtt_hi = w->tx_psn;
@@ -119,28 +117,13 @@ void eng_wire_rc_rtt_sent(struct eng_wire_rc *w, uint32_t psn)
 	w->rtt_t0 = eng_dp_now_ns();
 }
 
-void eng_wire_rc_rtt_probed(struct eng_wire_rc *w)
-{
-	w->rtt_probed = w->rtt_on;
-	w->rtt_probe_at = eng_dp_now_ns();
-}
-
 /* una moved: the timed packet's round trip, once it is acknowledged. */
 static void rtt_acked(struct eng_wire_rc *w)
 {
-	uint64_t now = eng_dp_now_ns();
-	bool probed = w->rtt_probed;
-
 	if (!w->rtt_on || !eng_psn_after(w->una, w->rtt_psn))
 		return;
+	eng_rtt_sample(&w->rtt, eng_dp_now_ns() - w->rtt_t0);
 	w->rtt_on = false;
-	w->rtt_probed = false;
-	if (probed) {
-		if (!eng_rtt_probe_spurious(&w->rtt, now - w->rtt_probe_at))
-			return;		/* maybe the copy's ACK: no sample */
-		eng_stat_inc(wire_rc_probes_spurious);
-	}
-	eng_rtt_sample(&w->rtt, now - w->rtt_t0);
 	eng_stat_inc(wire_rc_rtt_samples);
 }
 

@@ -287,7 +287,6 @@ void eng_wire_rc_timers(struct eng *e, struct eng_dp_qp *dq)
 		w->probing = false;
 		eng_stat_inc(wire_rc_probes);
 		eng_wire_rc_rewind(w, w->una);
-		eng_wire_rc_rtt_probed(w);
 		dq->timer_at = eng_dp_now_ns() + w->probe_left;
 		return;
 	}

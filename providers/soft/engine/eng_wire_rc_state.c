@@ -103,7 +103,6 @@ void eng_wire_rc_rewind(struct eng_wire_rc *w, uint32_t psn)
 			eng_stat_inc(wire_rc_retransmits);
 		w->tx_psn = psn;
 		w->since_ackreq = 0;
-		w->rtt_probed = false;	/* not the probe's (it says so after) */
 		return;
 	}
 }

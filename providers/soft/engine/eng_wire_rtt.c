@@ -9,8 +9,6 @@ void eng_rtt_sample(struct eng_rtt *r, uint64_t rtt_ns)
 	if (!rtt_ns)
 		rtt_ns = 1;
 	r->samples++;
-	if (!r->min_ns || rtt_ns < r->min_ns)
-		r->min_ns = rtt_ns;
 	if (!r->srtt_ns) {
 		/* RFC 6298 (2.2): the first measurement R. */
 		r->srtt_ns = rtt_ns;
@@ -34,9 +32,4 @@ uint64_t eng_rtt_probe_ns(const struct eng_rtt *r, uint64_t floor_ns,
 		return first_ns > floor_ns ? first_ns : floor_ns;
 	t = r->srtt_ns + 4 * r->rttvar_ns;
 	return t > floor_ns ? t : floor_ns;
-}
-
-bool eng_rtt_probe_spurious(const struct eng_rtt *r, uint64_t since_probe_ns)
-{
-	return r->min_ns && since_probe_ns < r->min_ns / 2;
 }

@@ -16,13 +16,11 @@
 #ifndef ENG_WIRE_RTT_H
 #define ENG_WIRE_RTT_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
 struct eng_rtt {
 	uint64_t srtt_ns;		/* 0: no sample yet */
 	uint64_t rttvar_ns;
-	uint64_t min_ns;		/* the smallest sample */
 	uint64_t samples;
 };
 
@@ -33,16 +31,5 @@ void eng_rtt_sample(struct eng_rtt *r, uint64_t rtt_ns);
  * there is no sample yet.  Never 0 when floor_ns or first_ns is not. */
 uint64_t eng_rtt_probe_ns(const struct eng_rtt *r, uint64_t floor_ns,
 			  uint64_t first_ns);
-
-/*
- * Karn's rule drops exactly the samples a probe that fired too early
- * would teach the estimate with: the timed packet was sent again.  But
- * an ACK that covers it sooner after the probe than half the smallest
- * round trip ever seen cannot be for the copy the probe sent: it is the
- * original's, the probe was spurious, and its round trip (long: that is
- * why the probe fired) is a valid sample.  True when since_probe_ns says
- * so; false while there is no sample.
- */
-bool eng_rtt_probe_spurious(const struct eng_rtt *r, uint64_t since_probe_ns);
 
 #endif /* ENG_WIRE_RTT_H */

@@ -5,7 +5,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdbool.h>
 #include <cmocka.h>
 
 #include "providers/soft/engine/eng_wire_rtt.h"
@@ -106,26 +105,6 @@ static void rtt__huge_samples_do_not_wrap(void **state)
 	assert_true(r.srtt_ns > 1000 * US);
 }
 
-static void rtt__spurious_probe_told_by_the_ack_time(void **state)
-{
-	struct eng_rtt r = { 0 };
-
-	(void)state;
-	/* No sample: nothing can be told. */
-	assert_false(eng_rtt_probe_spurious(&r, 0));
-	eng_rtt_sample(&r, 400 * US);
-	eng_rtt_sample(&r, 100 * US);
-	eng_rtt_sample(&r, 900 * US);
-	assert_int_equal(r.min_ns, 100 * US);
-	/* An ACK 10 us after the probe cannot answer its copy (no round
-	 * trip was ever under 100 us): the original's.  After 50 us or
-	 * more it may be the copy's. */
-	assert_true(eng_rtt_probe_spurious(&r, 10 * US));
-	assert_true(eng_rtt_probe_spurious(&r, 49 * US));
-	assert_false(eng_rtt_probe_spurious(&r, 50 * US));
-	assert_false(eng_rtt_probe_spurious(&r, 5000 * US));
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,7 +114,6 @@ int main(void)
 		cmocka_unit_test(rtt__jitter_widens_the_probe),
 		cmocka_unit_test(rtt__follows_a_step),
 		cmocka_unit_test(rtt__huge_samples_do_not_wrap),
-		cmocka_unit_test(rtt__spurious_probe_told_by_the_ack_time),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
