@@ -120,10 +120,6 @@
 	  "wire: RC requester resends from the oldest unacknowledged "	\
 	  "PSN once after this long without an ACK, before its "	\
 	  "transport timer (not a retry; 0: off)")		\
-	X(wire_rc_probe_min_us, 200, 1, 1000000,			\
-	  "wire: the early probe waits the ACKs' measured round trip "	\
-	  "(SRTT + 4 RTTVAR, RFC 6298), at least this long; "		\
-	  "wire_rc_probe_us until the first measurement")		\
 	X(cm_resp_timeout, 20, 0, 31,					\
 	  "CM on the wire: our CM response time, 4.096 us * 2^n "	\
 	  "(the kernel's 20 = 4.3 s; tests shorten it)")		\

@@ -141,7 +141,6 @@
 	X(wire_rc_nomem)	\
 	X(wire_uc_dropped)	\
 	X(wire_rc_probes)		\
-	X(wire_rc_rtt_samples)		\
 	X(cm_wire_tx)	\
 	X(cm_wire_tx_errors)	\
 	X(cm_wire_resends)	\

@@ -29,7 +29,6 @@
 
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_wire_hdr.h"
-#include "providers/soft/engine/eng_wire_rtt.h"
 
 /* The hard bound of the window (eng_lim.wire_rc_window within it). */
 #define ENG_RC_WIN_MAX		128
@@ -67,13 +66,6 @@ struct eng_wire_rc {
 	uint32_t rd_out;		/* READ/atomics in the window */
 	bool probing;			/* the armed RETRY timer is the probe */
 	uint64_t probe_left;		/* ns of the full timeout after it */
-	/* The probe's round-trip estimate: one new packet timed at a time,
-	 * rtt_psn sent at rtt_t0; rtt_hi is the PSN after the highest
-	 * sent (below it, a packet is sent again: never timed). */
-	struct eng_rtt rtt;
-	bool rtt_on;
-	uint32_t rtt_psn, rtt_hi;
-	uint64_t rtt_t0;
 	bool gap_asked;			/* READ responses re-asked from */
 	uint32_t gap_psn;		/* this PSN, no progress since */
 	/* responder */
@@ -131,9 +123,6 @@ void eng_wire_rc_complete_head(struct eng *e, struct eng_dp_qp *dq,
 /* The transport timer is (re)armed for what is still unacknowledged, or
  * stopped when nothing is. */
 void eng_wire_rc_arm(struct eng_dp_qp *dq);
-/* The requester sent the packet of PSN psn (RC): timed for the round-trip
- * estimate when it is new and none is being timed. */
-void eng_wire_rc_rtt_sent(struct eng_wire_rc *w, uint32_t psn);
 
 /* ---- eng_wire_rc_resp.c ---- */
 void eng_wire_rc_resp_rx(struct eng *e, struct eng_dev *d,

@@ -76,7 +76,6 @@ void eng_wire_rc_arm(struct eng_dp_qp *dq)
 	struct eng_wire_rc *w = dq->wrc;
 	struct eng_comp c = { .qp_type = IBV_QPT_RC,
 			      .timeout = dq->qp->attr.timeout };
-	uint64_t probe;
 
 	if (dq->timer_kind == ENG_DP_TIMER_RNR)
 		return;
@@ -90,41 +89,13 @@ void eng_wire_rc_arm(struct eng_dp_qp *dq)
 	/* A lost tail (the last packets, or their ACK) is seen by no NAK:
 	 * one early probe resends it long before the transport timeout
 	 * (IBA lets a requester retransmit any time, 9.7.6.1.3; the
-	 * responder re-ACKs duplicates), as late as the ACKs' measured
-	 * round trip says an ACK can still come (eng_wire_rtt.h):
-	 * wire_rc_probe_us until the first sample, never below
-	 * wire_rc_probe_min_us. */
-	probe = eng_lim.wire_rc_probe_us ?
-		eng_rtt_probe_ns(&w->rtt, eng_lim.wire_rc_probe_min_us * 1000,
-				 eng_lim.wire_rc_probe_us * 1000) : 0;
-	w->probing = probe && probe < c.timer_ns;
-	w->probe_left = w->probing ? c.timer_ns - probe : 0;
-	dq->timer_at = eng_dp_now_ns() + (w->probing ? probe : c.timer_ns);
-}
-
-void eng_wire_rc_rtt_sent(struct eng_wire_rc *w, uint32_t psn)
-{
-	if (eng_psn_before(psn, w->rtt_hi)) {
-		/* Sent again (Karn): its ACK may be for either copy. */
-		w->rtt_on = false;
-		return;
-	}
-	w->rtt_hi = w->tx_psn;
-	if (w->rtt_on)
-		return;
-	w->rtt_on = true;
-	w->rtt_psn = psn;
-	w->rtt_t0 = eng_dp_now_ns();
-}
-
-/* una moved: the timed packet's round trip, once it is acknowledged. */
-static void rtt_acked(struct eng_wire_rc *w)
-{
-	if (!w->rtt_on || !eng_psn_after(w->una, w->rtt_psn))
-		return;
-	eng_rtt_sample(&w->rtt, eng_dp_now_ns() - w->rtt_t0);
-	w->rtt_on = false;
-	eng_stat_inc(wire_rc_rtt_samples);
+	 * responder re-ACKs duplicates). */
+	w->probing = eng_lim.wire_rc_probe_us &&
+		     eng_lim.wire_rc_probe_us * 1000 < c.timer_ns;
+	w->probe_left = w->probing ? c.timer_ns -
+				     eng_lim.wire_rc_probe_us * 1000 : 0;
+	dq->timer_at = eng_dp_now_ns() + (w->probing ?
+		       eng_lim.wire_rc_probe_us * 1000 : c.timer_ns);
 }
 
 static void una_to(struct eng_wire_rc *w, uint32_t psn)
@@ -324,7 +295,6 @@ void eng_wire_rc_comp_rx(struct eng *e, struct eng_dp_qp *dq,
 	if (dq->wrc != w)
 		return;		/* QP failed */
 	if (w->una != una0) {
-		rtt_acked(w);
 		w->gap_asked = false;
 		/* Progress: both retry budgets count consecutive failures. */
 		dq->retry_tries = 0;

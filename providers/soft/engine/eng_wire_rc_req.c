@@ -244,17 +244,13 @@ static bool send_window(struct eng *e, struct eng_dp_qp *dq,
 
 	while (w->sent < w->n && b->bytes) {
 		uint64_t bytes = 0;
-		uint32_t psn;
 
 		/* Signed: a late ACK may have moved una past the cursor
 		 * of a go-back-N in progress. */
 		if (rc && eng_psn_diff(w->tx_psn, w->una) >= (int64_t)flight)
 			break;
-		psn = w->tx_psn;
 		if (!send_one(e, dq, w, &bytes))
 			break;
-		if (rc)
-			eng_wire_rc_rtt_sent(w, psn);
 		did = true;
 		bytes = bytes > WQE_MIN_COST ? bytes : WQE_MIN_COST;
 		b->bytes = b->bytes > bytes ? b->bytes - bytes : 0;
@@ -333,7 +329,6 @@ bool eng_wire_rc_req_run(struct eng *e, struct eng_dp_qp *dq,
 		w->req_init = true;
 		w->next_psn = w->tx_psn = w->una = qp->attr.sq_psn &
 						   ENG_PSN_MASK;
-		w->rtt_hi = w->tx_psn;
 	}
 	if (fill(e, dq, w) < 0) {
 		eng_dp_qp_fatal(e, qp);

@@ -77,8 +77,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_wire_rc_state.c \
 	providers/soft/engine/eng_wire_rc_req.c \
 	providers/soft/engine/eng_wire_rc_comp.c \
-	providers/soft/engine/eng_wire_rc_resp.c \
-	providers/soft/engine/eng_wire_rtt.c
+	providers/soft/engine/eng_wire_rc_resp.c
 
 ENG_CORE_OBJS := $(call objs,$(ENG_CORE_SRCS))
 ENG_DEPS := $(ENG_CORE_OBJS) $(PV_COMMON_OBJS) $(PV_SOFT_PROTO_OBJS) $(NETNS_LIB)
@@ -141,8 +140,7 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_wire_iphdr.h \
 	providers/soft/engine/eng_wire_xport.h \
 	providers/soft/engine/eng_recv.h \
-	providers/soft/engine/eng_wire_rc.h \
-	providers/soft/engine/eng_wire_rtt.h
+	providers/soft/engine/eng_wire_rc.h
 
 $(eval $(call unit_test,test_eng_pure,tests/unit/engine/test_eng_pure.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_handles.o eng_idtab.o eng_limits.o eng_port.o eng_csprng.o eng_keytab.o eng_rguard.o eng_dp_budget.o),))
 $(eval $(call unit_test,test_eng_dispatch,tests/unit/engine/test_eng_dispatch.c,$(ENG_DEPS),$(NETNS_LIBS)))
@@ -230,7 +228,6 @@ $(eval $(call unit_test,test_eng_wire_icrc,tests/unit/engine/test_eng_wire_icrc.
 $(eval $(call unit_test,test_eng_wire_iphdr,tests/unit/engine/test_eng_wire_iphdr.c,$(ENG_WIRE_IP_OBJS),))
 $(eval $(call unit_test,test_eng_recv,tests/unit/engine/test_eng_recv.c,$(ENG_DEPS),$(NETNS_LIBS)))
 $(eval $(call unit_test,test_eng_wire_psn,tests/unit/engine/test_eng_wire_psn.c,,))
-$(eval $(call unit_test,test_eng_wire_rtt,tests/unit/engine/test_eng_wire_rtt.c,$(OBJDIR)/providers/soft/engine/eng_wire_rtt.o,))
 
 # The scapy/tshark cross-check's packet writer (tests/abi/wire_scapy.sh).
 WIRE_PCAP := $(TESTDIR_B)/bin/wire-pcap
