@@ -39,9 +39,9 @@ pp() {
 	in_pod b timeout 60 ibv_rc_pingpong -d "$POD_DEV" -g 0 "$@" \
 		>"$TMP/$_n.srv" 2>&1 &
 	_spid=$!
-	wait_until 10 tcp_listening b 18515 || {
+	wait_until 30 tcp_listening b 18515 || {
 		stop_pid "$_spid"
-		fail "$_n: server did not listen"
+		fail "$_n: server did not listen: $(tail -5 "$TMP/$_n.srv")"
 	}
 	in_pod a timeout 60 ibv_rc_pingpong -d "$POD_DEV" -g 0 "$@" \
 		"$POD_B_IP" >"$TMP/$_n.cli" 2>&1
