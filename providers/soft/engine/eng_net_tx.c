@@ -5,8 +5,8 @@
  * end of every loop turn (eng_net_flush).  A full socket buffer (EAGAIN)
  * keeps the queue and arms EPOLLOUT: the engine never blocks and never
  * spins on it.  Other send errors (no route, EMSGSIZE past the path MTU,
- * the pod's own firewall: EPERM) drop that packet and count it; the
- * transport retransmits.
+ * the pod's own firewall: EPERM) drop that message's packets and count
+ * them; the transport retransmits.
  *
  * UDP GSO (UDP_SEGMENT, Linux >= 4.18): a run of queued packets to one
  * destination with one TOS/TTL, all of the first one's size but a
@@ -26,9 +26,11 @@
  * sees the real header (kernel rxe, a NIC) checks exactly that; ours
  * recovers the ID from the ICRC.  At most ENG_NET_GSO_SEGS packets, 64
  * KiB, per message (UDP_GRO_CNT_MAX: the receiver's GRO splits no more).
- * A socket that refuses UDP_SEGMENT (EINVAL/EIO: an old kernel, a route
- * through a device or xfrm that cannot segment) sends one by one from
- * then on, counted in net_tx_gso_fallbacks; net_tx_gso 0 turns it off.
+ * A socket that refuses UDP_SEGMENT (EINVAL/EIO: a kernel without it, a
+ * socket without UDP checksums, an xfrm route; a device without UDP
+ * segmentation is no reason, the kernel cuts in software for it) sends
+ * one by one from then on, counted in net_tx_gso_fallbacks; net_tx_gso 0
+ * turns it off.
  */
 #include <errno.h>
 #include <stdlib.h>
