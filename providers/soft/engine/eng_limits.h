@@ -103,6 +103,9 @@
 	X(net_tx_queue, 1024, 1, 65536,					\
 	  "wire: packets queued per device socket; beyond, dropped "	\
 	  "and counted (the transport retransmits)")			\
+	X(net_tx_gso, 1, 0, 1,						\
+	  "wire: send each run of equal-size packets to one peer as "	\
+	  "one UDP GSO message (1) or one datagram each (0)")		\
 	X(wire_rc_window, 32, 1, 128,					\
 	  "wire: send WQEs an RC/UC QP keeps outstanding")		\
 	X(wire_rc_flight_pkts, 128, 1, 65536,				\

@@ -63,8 +63,11 @@ struct eng_net_buf *eng_net_buf_get(struct eng *e)
 	b->rx_data = malloc((size_t)b->rx_n * ENG_NET_RX_SLOT);
 	b->tx_mm = calloc(b->tx_n, sizeof(*b->tx_mm));
 	b->tx_ctl = calloc(b->tx_n, sizeof(*b->tx_ctl));
+	b->tx_npk = calloc(b->tx_n, sizeof(*b->tx_npk));
+	b->tx_iov = calloc(ENG_NET_TX_IOV, sizeof(*b->tx_iov));
 	if (!b->rx_mm || !b->rx_iov || !b->rx_name || !b->rx_ctl ||
-	    !b->rx_data || !b->tx_mm || !b->tx_ctl) {
+	    !b->rx_data || !b->tx_mm || !b->tx_ctl || !b->tx_npk ||
+	    !b->tx_iov) {
 		e->net_buf = b;
 		eng_net_fini(e);
 		return NULL;
@@ -86,6 +89,8 @@ void eng_net_fini(struct eng *e)
 	free(b->rx_data);
 	free(b->tx_mm);
 	free(b->tx_ctl);
+	free(b->tx_npk);
+	free(b->tx_iov);
 	free(b);
 	e->net_buf = NULL;
 }
@@ -247,6 +252,7 @@ static void sock_open(struct eng *e, struct eng_dev *d,
 	memcpy(s->addr, gid, 16);
 	s->fail_err = 0;
 	s->rxq_ovfl = 0;
+	s->gso_off = false;
 	eng_stat_inc(net_sockets_opened);
 	eng_stat_inc(net_sockets_live);
 	eng_info("device %s (%u): UDP %d bound on %s%s (socket made in "

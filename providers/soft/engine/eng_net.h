@@ -6,7 +6,9 @@
  * (and one for its first IPv6 GID), so packets follow the pod network's
  * routes.  Receive drains them in batches (recvmmsg) and hands each
  * packet to eng_net_rx(); send queues packets as iovecs and flushes them
- * with sendmmsg once per loop turn.  No BTH parsing happens here.
+ * with sendmmsg once per loop turn, runs of equal-size packets to one
+ * destination as one UDP GSO message each (eng_net_tx.c).  No BTH
+ * parsing happens here.
  *
  * What the engine trusts: nothing a packet carries.  The pod is root in
  * its namespace, so it controls what reaches and leaves these sockets
@@ -23,7 +25,8 @@
  * Identification, which the ICRC covers, the receive stage recovers from
  * the ICRC (eng_wire_iphdr.h; a raw or packet socket would show it but
  * needs CAP_NET_RAW, and copies every UDP packet of the pod).  Sends set
- * DF, so Linux gives them ID 0 and the sender knows its own header.
+ * DF, so Linux gives them ID 0, the k-th segment of a GSO send ID k, and
+ * the sender knows its own header.
  */
 #ifndef ENG_NET_H
 #define ENG_NET_H
@@ -85,6 +88,10 @@ struct eng_net_tx {
 	uint32_t npayload;
 	const void *trl;		/* copied, <= ENG_NET_TRL_MAX */
 	uint32_t trl_len;
+	/* The trailer ends in an ICRC computed for IPv4 ID 0 (or IPv6):
+	 * the packet may leave in a UDP GSO send, its ICRC then adjusted
+	 * to the ID the kernel gives it (eng_wire_icrc_id_delta). */
+	bool icrc;
 };
 
 /*

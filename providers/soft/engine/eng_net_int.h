@@ -15,6 +15,9 @@ struct eng_net_qent {
 	uint32_t bytes;
 	uint8_t tos, ttl;
 	uint8_t niov;
+	uint8_t trl_len;
+	bool icrc;			/* eng_net_tx.icrc: may be GSO'd */
+	uint16_t ip_id;			/* the ID the trailer's ICRC is for */
 	uint8_t hdr[ENG_NET_HDR_MAX];
 	uint8_t trl[ENG_NET_TRL_MAX];
 	struct iovec iov[ENG_NET_IOV_MAX + 2];
@@ -36,6 +39,7 @@ struct eng_net_sock {
 	uint8_t fail_addr[16];
 	uint32_t rxq_ovfl;		/* last SO_RXQ_OVFL value */
 	bool gro;
+	bool gso_off;			/* UDP_SEGMENT refused: one by one */
 	bool want_out;			/* EPOLLOUT armed */
 	bool dirty;			/* on eng.net_dirty */
 	struct eng_list dirty_link;
@@ -56,8 +60,14 @@ struct eng_net_buf {
 	uint8_t (*rx_ctl)[128];
 	uint8_t *rx_data;		/* rx_n * ENG_NET_RX_SLOT */
 	struct mmsghdr *tx_mm;
-	uint8_t (*tx_ctl)[64];
+	uint8_t (*tx_ctl)[96];		/* TOS, TTL, UDP_SEGMENT: 3 x 24 */
+	uint32_t *tx_npk;		/* packets in each tx_mm message */
+	struct iovec *tx_iov;		/* ENG_NET_TX_IOV, the messages' */
 };
+
+/* One sendmmsg's iovecs, all messages together (a GSO message has its
+ * packets' iovecs back to back; UIO_MAXIOV, 1024, bounds one message). */
+#define ENG_NET_TX_IOV		2048
 
 struct eng_net_buf *eng_net_buf_get(struct eng *e);
 

@@ -88,6 +88,9 @@
 	X(net_tx_dropped)		\
 	X(net_tx_queue_full)		\
 	X(net_tx_no_socket)		\
+	X(net_tx_gso_sends)		\
+	X(net_tx_gso_segs)		\
+	X(net_tx_gso_fallbacks)		\
 	X(cm_ids_created)		\
 	X(cm_ids_live)			\
 	X(cm_bad_requests)		\

@@ -85,14 +85,15 @@ int eng_wire_ip_build(struct eng_wire_ip *out, const uint8_t sgid[16],
  * The CRC register step is r' = (r >> 8) ^ T[(r ^ byte) & 0xff].  Its
  * zero-byte form Z(r) = (r >> 8) ^ T[r & 0xff] is invertible because the
  * top bytes of T's 256 entries are all different: the top byte of r'
- * names r's low byte.  tabs holds T, that inverse, and Z^-(2^k) as
- * matrices (m[k][b]: the image of bit b).
+ * names r's low byte.  tabs holds T, that inverse, and Z^-(2^k) and
+ * Z^(2^k) as matrices (m[k][b], f[k][b]: the image of bit b).
  */
 struct crc_tabs {
 	bool ready, ok;
 	uint32_t t[256];
 	uint8_t top_inv[256];
 	uint32_t m[LEVELS][32];
+	uint32_t f[LEVELS][32];		/* Z^(2^k): forward */
 };
 
 static struct crc_tabs tabs;
@@ -139,6 +140,16 @@ static bool tabs_init(void)
 		for (int b = 0; b < 32; b++)
 			tabs.m[k][b] = mat_apply(tabs.m[k - 1],
 						 tabs.m[k - 1][b]);
+	/* Forward: Z itself, then Z^(2^k) by squaring. */
+	for (int b = 0; b < 32; b++) {
+		uint32_t r = 1u << b;
+
+		tabs.f[0][b] = (r >> 8) ^ tabs.t[r & 0xff];
+	}
+	for (int k = 1; k < LEVELS; k++)
+		for (int b = 0; b < 32; b++)
+			tabs.f[k][b] = mat_apply(tabs.f[k - 1],
+						 tabs.f[k - 1][b]);
 	tabs.ok = true;
 	return true;
 }
@@ -166,6 +177,23 @@ static int decode16(uint32_t s, uint16_t *v)
 		return -ENOENT;
 	*v = (uint16_t)(b0 << 8 | (uint8_t)(j ^ tabs.t[b0]));
 	return 0;
+}
+
+uint32_t eng_wire_icrc_id_delta(uint16_t ip_id, uint32_t udp_payload)
+{
+	uint32_t r;
+
+	if (!ip_id || !tabs_init() || udp_payload + 18 >= (1u << LEVELS))
+		return 0;
+	/* The two ID bytes fed to a zero register (big-endian), then the
+	 * udp_payload + 18 bytes after them (eng_wire_icrc_check_rx's
+	 * stream: UDP header, packet without its ICRC, IPv4 bytes 6-19). */
+	r = tabs.t[ip_id >> 8];
+	r = (r >> 8) ^ tabs.t[(r ^ (ip_id & 0xff)) & 0xff];
+	for (int k = 0; k < LEVELS; k++)
+		if ((udp_payload + 18) >> k & 1)
+			r = mat_apply(tabs.f[k], r);
+	return r;
 }
 
 int eng_wire_crc_solve16(uint32_t diff, size_t n, uint16_t *v)

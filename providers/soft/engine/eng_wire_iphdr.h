@@ -8,7 +8,8 @@
  * Send: the kernel writes them, and all but the fields the ICRC masks
  * are known in advance: IPv4 version/IHL 0x45, total length, ID 0 (Linux
  * gives datagrams of an unconnected socket with DF set, IP_PMTUDISC_DO,
- * the ID 0: ip_select_ident_segs), flags DF, protocol 17, the addresses;
+ * the ID 0: ip_select_ident_segs; the k-th segment of a UDP GSO send ID
+ * k, inet_gso_segment counting up from the super-packet's 0), flags DF, protocol 17, the addresses;
  * IPv6 version, payload length, next header 17, the addresses.
  *
  * Receive: the same from recvmsg's source address, IP_PKTINFO and the
@@ -75,6 +76,16 @@ bool eng_wire_gid_is_v4(const uint8_t gid[16]);
  */
 int eng_wire_icrc_check_rx(struct eng_wire_ip *h, const uint8_t *bth,
 			   size_t len, uint16_t *ip_id);
+
+/*
+ * Send: what an IPv4 packet's ICRC changes by (XOR, as a little-endian
+ * word of its trailer: eng_wire_trailer) when the header's ID is ip_id
+ * instead of 0; udp_payload is the packet's UDP payload length (BTH ..
+ * ICRC).  A UDP GSO send (eng_net_tx.c) gives its k-th segment ID k, so
+ * each packet of it is sealed for its own ID this way without a second
+ * pass over its bytes.  0 for ID 0.
+ */
+uint32_t eng_wire_icrc_id_delta(uint16_t ip_id, uint32_t udp_payload);
 
 /*
  * The 16-bit value v such that the ICRC register of a stream changes by

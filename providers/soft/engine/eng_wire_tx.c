@@ -8,7 +8,9 @@
  * The ICRC covers the IP and UDP headers the kernel writes; they are
  * rebuilt here exactly (eng_wire_iphdr.h: DF, ID 0, the socket's bound
  * source address, source port 4791), so a receiver that sees the real
- * header (Linux rxe, a NIC) finds the ICRC right.
+ * header (Linux rxe, a NIC) finds the ICRC right; a packet that leaves
+ * as segment k of a UDP GSO send gets its ICRC adjusted for ID k there
+ * (eng_net_tx.c).
  */
 #include <errno.h>
 #include <string.h>
@@ -103,6 +105,7 @@ int eng_wire_tx(struct eng *e, struct eng_dev *d,
 		.hdr = hdr, .hdr_len = (uint32_t)hl, .payload = iov + 1,
 		.npayload = npay, .trl = trl,
 		.trl_len = (uint32_t)eng_wire_trailer(paylen, icrc, trl),
+		.icrc = true,
 	};
 	memcpy(t.dst.gid, dst->dgid, 16);
 	ret = eng_net_send(e, d, &t);

@@ -31,6 +31,7 @@
 #include "providers/soft/engine/eng_net.h"
 #include "providers/soft/engine/eng_net_int.h"
 #include "providers/soft/engine/eng_stats.h"
+#include "providers/soft/engine/eng_wire_iphdr.h"
 
 static void gro_split(void **state)
 {
@@ -305,6 +306,99 @@ static void send_batched(void **state)
 	assert_int_equal(eng_net_send(&f->e, f->d, &t), -EINVAL);
 }
 
+/* n packets of 7 + body + 4 bytes (the last's body last bytes) with a
+ * 4-byte "ICRC" trailer, queued and flushed; each must arrive as its own
+ * datagram (the peer has no UDP_GRO: the kernel cuts at its socket) with
+ * its trailer adjusted for the IPv4 ID ids[i] of its place in its GSO
+ * message. */
+static void gso_round(struct fx *f, uint32_t n, uint32_t body,
+		      uint32_t last, const uint16_t *ids)
+{
+	static char pay[9000];
+	struct iovec pl[1] = { { pay, body } };
+	struct eng_net_tx t = tx_of(pl, 0x68, 9);
+	uint32_t icrc = 0x11223344;
+	static char got[10000];
+	int tos, ttl;
+
+	t.npayload = 1;
+	t.icrc = true;
+	t.trl = &icrc;
+	for (uint32_t i = 0; i < n; i++) {
+		pl[0].iov_len = i == n - 1 ? last : body;
+		assert_int_equal(eng_net_send(&f->e, f->d, &t), 0);
+	}
+	eng_net_flush(&f->e);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t len = 7 + (i == n - 1 ? last : body) + 4, want;
+
+		tos = ttl = -1;
+		assert_int_equal(peer_recv(f, got, sizeof(got), &tos, &ttl),
+				 len);
+		assert_int_equal(tos, 0x68);
+		assert_int_equal(ttl, 9);
+		want = icrc ^ eng_wire_icrc_id_delta(ids[i], len);
+		assert_memory_equal(got + len - 4, &want, 4);
+	}
+	assert_int_equal(peer_recv(f, got, sizeof(got), &tos, &ttl), -1);
+}
+
+static void send_gso(void **state)
+{
+	/* The fixture's batch is 8 packets: a full batch is sent at once
+	 * (eng_net_send), so no message holds more than 8. */
+	static const uint16_t four[] = { 0, 1, 2, 3 };
+	static const uint16_t twenty[] = { 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2,
+					   3, 4, 5, 6, 7, 0, 1, 2, 3 };
+	/* 8 of 9011 bytes: 7 fit 64 KiB of UDP payload, the 8th alone. */
+	static const uint16_t jumbo[] = { 0, 1, 2, 3, 4, 5, 6, 0 };
+	static const uint16_t zeros[5] = { 0 };
+	struct fx *f = *state;
+	uint64_t gs = eng_stats[ENG_STAT_net_tx_gso_sends];
+	uint64_t segs = eng_stats[ENG_STAT_net_tx_gso_segs];
+	uint64_t fb = eng_stats[ENG_STAT_net_tx_gso_fallbacks];
+	uint64_t pkts = eng_stats[ENG_STAT_net_tx_pkts];
+	uint64_t q = eng_lim.net_tx_queue;
+	int one = 1;
+
+	if (!f)
+		skip();
+	/* A larger queue than send_batched's 4: a new one (freed, made
+	 * again on the next send). */
+	eng_net_txq_free(&f->d->net->s4);
+	eng_lim.net_tx_queue = 64;
+	/* 3 of one size and a shorter tail: one message of 4. */
+	gso_round(f, 4, 1000, 10, four);
+	assert_int_equal(eng_stats[ENG_STAT_net_tx_gso_sends] - gs, 1);
+	assert_int_equal(eng_stats[ENG_STAT_net_tx_gso_segs] - segs, 4);
+	gso_round(f, 20, 1000, 1000, twenty);
+	assert_int_equal(eng_stats[ENG_STAT_net_tx_gso_sends] - gs, 4);
+	assert_int_equal(eng_stats[ENG_STAT_net_tx_gso_segs] - segs, 24);
+	gso_round(f, 8, 9000, 9000, jumbo);
+	assert_int_equal(eng_stats[ENG_STAT_net_tx_gso_sends] - gs, 5);
+	assert_int_equal(eng_stats[ENG_STAT_net_tx_gso_segs] - segs, 31);
+	assert_int_equal(eng_stats[ENG_STAT_net_tx_pkts] - pkts, 32);
+	/* A socket without UDP checksums cannot segment (EINVAL): counted
+	 * once, then one datagram per packet, each with ID 0. */
+	assert_int_equal(setsockopt(f->d->net->s4.poll.fd, SOL_SOCKET,
+				    SO_NO_CHECK, &one, sizeof(one)), 0);
+	gso_round(f, 5, 1000, 1000, zeros);
+	assert_int_equal(eng_stats[ENG_STAT_net_tx_gso_fallbacks] - fb, 1);
+	assert_int_equal(eng_stats[ENG_STAT_net_tx_gso_sends] - gs, 5);
+	assert_true(f->d->net->s4.gso_off);
+	/* Off by the limit: one datagram each. */
+	one = 0;
+	assert_int_equal(setsockopt(f->d->net->s4.poll.fd, SOL_SOCKET,
+				    SO_NO_CHECK, &one, sizeof(one)), 0);
+	f->d->net->s4.gso_off = false;
+	eng_lim.net_tx_gso = 0;
+	gso_round(f, 5, 1000, 1000, zeros);
+	assert_int_equal(eng_stats[ENG_STAT_net_tx_gso_sends] - gs, 5);
+	eng_lim.net_tx_gso = 1;
+	eng_net_txq_free(&f->d->net->s4);
+	eng_lim.net_tx_queue = q;
+}
+
 /* A full socket buffer: lo's tbf qdisc holds the packets (and the
  * socket's send memory) until it is removed.  EAGAIN keeps the queue and
  * arms EPOLLOUT instead of spinning; EPOLLOUT sends the rest. */
@@ -378,6 +472,7 @@ int main(void)
 		cmocka_unit_test(receive),
 		cmocka_unit_test(budget),
 		cmocka_unit_test(send_batched),
+		cmocka_unit_test(send_gso),
 		cmocka_unit_test(send_eagain),
 		cmocka_unit_test(removed),
 	};

@@ -133,6 +133,34 @@ static void test_iphdr__every_length_and_id(void **state)
 	}
 }
 
+/* A GSO send's segment k has ID k: sealing with ID 0 and applying the
+ * delta gives the bytes sealing with ID k gives, for every k of a send
+ * and every packet size. */
+static void test_iphdr__gso_id_delta(void **state)
+{
+	static const uint32_t lens[] = { 0, 1, 3, 64, 1024, 4096 };
+	uint8_t zero[8192], want[8192];
+	struct eng_wire_ip sent;
+
+	(void)state;
+	for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+		for (uint32_t k = 0; k < 300; k += k < 70 ? 1 : 97) {
+			size_t n = make_pkt(zero, lens[l], 0, false, &sent);
+			uint32_t d;
+
+			make_pkt(want, lens[l], (uint16_t)k, false, &sent);
+			d = eng_wire_icrc_id_delta((uint16_t)k, (uint32_t)n);
+			zero[n - 4] ^= (uint8_t)d;
+			zero[n - 3] ^= (uint8_t)(d >> 8);
+			zero[n - 2] ^= (uint8_t)(d >> 16);
+			zero[n - 1] ^= (uint8_t)(d >> 24);
+			assert_memory_equal(zero, want, n);
+			assert_true(k == 0 ? d == 0 : d != 0);
+		}
+	}
+	assert_int_equal(eng_wire_icrc_id_delta(0xffff, 1u << 18), 0);
+}
+
 static void test_iphdr__ipv6_exact(void **state)
 {
 	uint8_t pkt[8192];
@@ -226,6 +254,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_iphdr__scapy_ids_recovered),
 		cmocka_unit_test(test_iphdr__every_length_and_id),
+		cmocka_unit_test(test_iphdr__gso_id_delta),
 		cmocka_unit_test(test_iphdr__ipv6_exact),
 		cmocka_unit_test(test_iphdr__wrong_address_not_explained_by_an_id),
 		cmocka_unit_test(test_iphdr__bad_input),
