@@ -17,7 +17,9 @@ pods_up
 # test's, for which the server listens again once the handshake is done;
 # nothing makes the client wait for that second rdma_listen.  A client
 # that is faster gets REJECTED 8 (no listener), as it would from a
-# kernel's CM; seen across nodes under load, about one run in four.
+# kernel's CM; seen under load, same-node too, about one run in four.
+# (perftest's own retry of that connect ends with the client killed by
+# SIGSEGV here: not yet known whether in perftest's retry path or ours.)
 # pt_run NAME TOOL ARGS: one server (pod b) / client (pod a) run; returns
 # 0 when both exit 0, 2 for that race (the server is stopped at once),
 # else 1.
@@ -36,6 +38,10 @@ pt_run() {
 		_pu_tool=$(pair_tool "$_pu_spid" "$_pu_t")
 		[ -n "$_pu_tool" ] && kill "$_pu_tool" 2>/dev/null
 		stop_pid "$_pu_spid"
+		# The next server binds the same port: once the engine has
+		# seen this one go (its ids, and across nodes its wire
+		# connections out of timewait).
+		wait_until 10 cm_none_left
 		return 2
 	fi
 	wait "$_pu_spid"
@@ -46,7 +52,7 @@ pt_run() {
 }
 
 # pt_r TOOL SIZE COLUMN UNIT: TOOL -R with 1000 iterations (run again,
-# said so, after the race above; at most 3 runs); its result row is the
+# said so, after the race above; at most 5 runs); its result row is the
 # one of SIZE bytes (bw: the 65536-byte default, lat: 2, atomic: 8),
 # COLUMN the figure reported (bw: BW average; lat: t_typical).
 pt_r() {
@@ -55,7 +61,7 @@ pt_r() {
 	while :; do
 		pt_run "$_pr_t-R" "$_pr_t" -n 1000
 		_pr_rc=$?
-		[ "$_pr_rc" = 2 ] && [ "$_pr_n" -lt 3 ] || break
+		[ "$_pr_rc" = 2 ] && [ "$_pr_n" -lt 5 ] || break
 		echo "note $_pr_t -R: the client's second connect came before the server's second listen (REJECTED 8); run again"
 		_pr_n=$((_pr_n + 1))
 	done
