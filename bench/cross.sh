@@ -16,6 +16,8 @@
 # (TOPO_PREFIX TOPO_TMP NODES_N NODES_LAYOUT NODES_MTU, exported by
 # topo_init and nodes_up):
 #   BENCH_X_PODS     "CLIENT SERVER": pod names (nodes.sh's), on two nodes
+# First the connection-setup row (cmtime, bench/lib/cm_rate.sh; with
+# BENCH_CM_ONLY=1 only that).
 # Knobs: BENCH_X_REPS (else BENCH_REPS, else 3), BENCH_SECS (3), BENCH_LAT_ITERS (5000),
 # BENCH_X_CONDS (default "1500 9000 1500+loss3"), BENCH_X_TIMEOUT (20: s a
 # perftest side may take, doubled under loss; the first failed run ends its
@@ -75,6 +77,8 @@ ns_exec() {
 }
 . "$PV_ROOT/bench/lib/measure.sh"
 . "$PV_ROOT/bench/lib/link.sh"
+. "$PV_ROOT/bench/lib/cm_rate.sh"
+CM_ADMIN_B=$(node_engine_admin "$NODE_B")
 
 finish() {
 	stop_server iperf3
@@ -149,6 +153,14 @@ cpu_both() {
 	[ -s "$TMP/cpu.$1" ] || return 0
 	printf ' n%s %s%% n%s %s%%' "$NODE_A" "$(tool_cpu "$1" 1)" "$NODE_B" "$(tool_cpu "$1" 2)"
 }
+
+# The connection-setup row first, on the link as it is (no impairer).
+if command -v cmtime >/dev/null 2>&1; then
+	echo
+	echo "connection setup across nodes: RDMA CM over the wire (IB CM MADs on QP1), cmtime, $CM_CONNS connections at once, median of $REPS runs"
+	cm_rate_row "cmtime 2 nodes"
+fi
+[ "${BENCH_CM_ONLY:-0}" = 1 ] && exit 0
 
 : >"$TMP/failures"
 : >"$TMP/wire"

@@ -13,6 +13,9 @@
 #   BENCH_IP_B               server's IPv4 address
 #   BENCH_DEV                device name in both pods
 #   PODVERBS_ENGINE          the engine's socket; BENCH_ENGINE_PID its pid
+# Then the connection-setup row (cmtime, bench/lib/cm_rate.sh; BENCH_CM_ONLY=1
+# runs only those rows, same-node and cross-node; BENCH_ADMIN_B: the
+# caller's engine admin socket, to see cmtime's listen).
 # BENCH_CROSS=1 (the default) then runs the cross-node rows, bench/cross.sh
 # (its own two simulated nodes unless the caller exports BENCH_X_PODS and
 # the nodes' state, as deploy/demo.sh does); BENCH_CROSS=0 skips them.
@@ -60,6 +63,23 @@ echo "  bandwidth: ${BW_SIZE} B messages, ${SECS} s (perftest -D, iperf3 -t, one
 echo "  latency:   ${LAT_SIZE} B, perftest t_typical over $LAT_ITERS iterations;"
 echo "             TCP: sockperf ping-pong median (one way), 14 B, ${SECS} s"
 
+# BENCH_CM_ONLY=1: only the connection-setup rows (bench/lib/cm_rate.sh),
+# here and in bench/cross.sh.
+. "$PV_ROOT/bench/lib/cm_rate.sh"
+CM_ADMIN_B=${BENCH_ADMIN_B:-${ENGINE_ADMIN_SOCK:-}}
+cm_rows() {
+	echo
+	echo "connection setup: RDMA CM, Debian's cmtime, $CM_CONNS connections at once, median of $REPS runs"
+	cm_rate_row "cmtime 1 node"
+}
+if [ "${BENCH_CM_ONLY:-0}" = 1 ]; then
+	command -v cmtime >/dev/null 2>&1 || { echo "bench: needs cmtime"; exit 1; }
+	cm_rows
+	[ "${BENCH_CROSS:-1}" = 1 ] || exit 0
+	echo
+	exec sh "$PV_ROOT/bench/cross.sh" "$PV_BUILD"
+fi
+
 _t0=$(engine_ticks "$ENGINE_PID")
 sleep 2
 IDLE_CPU=$(cpu_pct $(( $(engine_ticks "$ENGINE_PID") - _t0 )) 2)
@@ -90,6 +110,7 @@ if [ -s "$TMP/last-failure" ]; then
 	echo "last failed perftest run:"
 	cat "$TMP/last-failure"
 fi
+command -v cmtime >/dev/null 2>&1 && cm_rows
 # The cross-node rows (bench/cross.sh): its own two nodes, or the caller's
 # (BENCH_X_PODS, see there).  Its exit status is this script's: a miss is
 # never an error, a setup that could not be built is.

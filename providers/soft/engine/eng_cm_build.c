@@ -104,6 +104,13 @@ static int build_small(const struct eng_cm_conn *c, const struct eng_cm_act *a,
 		m->u.drep.remote_comm_id = c->remote_id;
 		return pdata(p, m->u.drep.private_data, sizeof(m->u.drep.private_data),
 			     &m->u.drep.private_data_len);
+	case ENG_CM_ATTR_APR:
+		/* No private data: the consumer never sees the LAP. */
+		m->hdr.tid = a->tid;
+		m->u.apr.local_comm_id = c->local_id;
+		m->u.apr.remote_comm_id = c->remote_id;
+		m->u.apr.ap_status = ENG_CM_APR_UNSUPPORTED;
+		return 0;
 	default:
 		return -EINVAL;
 	}

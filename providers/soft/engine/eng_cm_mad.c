@@ -169,6 +169,39 @@ static const struct cm_field sidr_rep_fields[] = {
 	FP(eng_cm_sidr_rep, 96, ENG_CM_SIDR_REP_PDATA_SIZE),
 };
 
+/* LAP (IBA vol 1 ch. 12's Load Alternate Path; the kernel's
+ * cm_lap_msg is the same layout): the alternate path's fields are laid out
+ * unlike a REQ's (traffic class before the hop limit, packet rate after
+ * it). */
+static const struct cm_field lap_fields[] = {
+	FI(eng_cm_lap, local_comm_id, 0, 0, 32),
+	FI(eng_cm_lap, remote_comm_id, 4, 0, 32),
+	FI(eng_cm_lap, remote_qpn, 12, 0, 24),
+	FI(eng_cm_lap, remote_cm_response_timeout, 15, 0, 5),
+	FI(eng_cm_lap, alt_local_lid, 20, 0, 16),
+	FI(eng_cm_lap, alt_remote_lid, 22, 0, 16),
+	FB(eng_cm_lap, alt_local_gid, 24, 16, 0),
+	FB(eng_cm_lap, alt_remote_gid, 40, 16, 0),
+	FI(eng_cm_lap, alt_flow_label, 56, 0, 20),
+	FI(eng_cm_lap, alt_traffic_class, 59, 0, 8),
+	FI(eng_cm_lap, alt_hop_limit, 60, 0, 8),
+	FI(eng_cm_lap, alt_packet_rate, 61, 2, 6),
+	FI(eng_cm_lap, alt_sl, 62, 0, 4),
+	FI(eng_cm_lap, alt_subnet_local, 62, 4, 1),
+	FI(eng_cm_lap, alt_local_ack_timeout, 63, 0, 5),
+	FP(eng_cm_lap, 64, ENG_CM_LAP_PDATA_SIZE),
+};
+
+/* APR (Alternate Path Response; the kernel's cm_apr_msg). */
+static const struct cm_field apr_fields[] = {
+	FI(eng_cm_apr, local_comm_id, 0, 0, 32),
+	FI(eng_cm_apr, remote_comm_id, 4, 0, 32),
+	FI(eng_cm_apr, info_len, 8, 0, 8),
+	FI(eng_cm_apr, ap_status, 9, 0, 8),
+	FV(eng_cm_apr, info, 12, ENG_CM_APR_INFO_SIZE, info_len),
+	FP(eng_cm_apr, 84, ENG_CM_APR_PDATA_SIZE),
+};
+
 /* IBA table 132 (ClassPortInfo). */
 static const struct cm_field cpi_fields[] = {
 	FI(eng_cm_class_port_info, base_version, 0, 0, 8),
@@ -214,6 +247,8 @@ static const struct cm_desc descs[] = {
 	D(ENG_CM_ATTR_DREP, ENG_CM_METHOD_SEND, drep_fields, "DREP"),
 	D(ENG_CM_ATTR_SIDR_REQ, ENG_CM_METHOD_SEND, sidr_req_fields, "SIDR_REQ"),
 	D(ENG_CM_ATTR_SIDR_REP, ENG_CM_METHOD_SEND, sidr_rep_fields, "SIDR_REP"),
+	D(ENG_CM_ATTR_LAP, ENG_CM_METHOD_SEND, lap_fields, "LAP"),
+	D(ENG_CM_ATTR_APR, ENG_CM_METHOD_SEND, apr_fields, "APR"),
 	D(ENG_CM_ATTR_CLASS_PORT_INFO, ENG_CM_METHOD_GET_RESP, cpi_fields,
 	  "ClassPortInfo"),
 };
@@ -230,10 +265,6 @@ const char *eng_cm_attr_name(uint16_t attr_id)
 {
 	const struct cm_desc *d = desc_find(attr_id);
 
-	if (attr_id == ENG_CM_ATTR_LAP)
-		return "LAP";
-	if (attr_id == ENG_CM_ATTR_APR)
-		return "APR";
 	return d ? d->name : "?";
 }
 

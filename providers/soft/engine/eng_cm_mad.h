@@ -11,9 +11,9 @@
  *   -EPROTO      base version or management class is not the CM's
  *   -EPROTONOSUPPORT class version is not 2 (hdr is filled: a Get may be
  *                answered with status ENG_CM_MAD_STATUS_BAD_VERSION)
- *   -EOPNOTSUPP  attribute or method we do not serve (LAP/APR, a Get of
- *                anything but ClassPortInfo, a CM message not sent with
- *                Send); hdr is filled
+ *   -EOPNOTSUPP  attribute or method we do not serve (a Get of anything
+ *                but ClassPortInfo, a CM message not sent with Send, an
+ *                attribute not the CM's); hdr is filled
  *   -EINVAL      a length field in the body exceeds its array
  * Reserved bits are ignored on receive and written as zero.
  */

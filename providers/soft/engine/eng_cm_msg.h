@@ -8,7 +8,8 @@
  *
  * Layouts: IBA vol 1 rel 1.4 §12.6 (REQ 12.6.5, MRA 12.6.6, REJ 12.6.7,
  * REP 12.6.8, RTU 12.6.9, DREQ 12.6.10, DREP 12.6.11, SIDR_REQ 12.6.12,
- * SIDR_REP 12.6.13), ClassPortInfo 13.4.8.1, the MAD header 13.4.2.
+ * SIDR_REP 12.6.13; LAP and APR as the kernel's cm_msgs.h lays them
+ * out), ClassPortInfo 13.4.8.1, the MAD header 13.4.2.
  * Every field is held in host order in the narrowest C type that fits
  * it; bit fields narrower than their type are range-checked by the
  * encoder (-EINVAL on a value that does not fit) and masked by the
@@ -60,8 +61,8 @@ enum eng_cm_attr {
 	ENG_CM_ATTR_DREP	= 0x0016,
 	ENG_CM_ATTR_SIDR_REQ	= 0x0017,
 	ENG_CM_ATTR_SIDR_REP	= 0x0018,
-	ENG_CM_ATTR_LAP		= 0x0019,	/* not implemented: no APM */
-	ENG_CM_ATTR_APR		= 0x001a,	/* not implemented: no APM */
+	ENG_CM_ATTR_LAP		= 0x0019,	/* decoded; answered "unsupported" */
+	ENG_CM_ATTR_APR		= 0x001a,	/* we send it; one received is dropped */
 };
 
 /* MAD status (IBA table 101), what we set in a GetResp. */
@@ -82,6 +83,9 @@ enum eng_cm_attr {
 #define ENG_CM_SIDR_REQ_PDATA_SIZE	216u
 #define ENG_CM_SIDR_REP_PDATA_SIZE	136u
 #define ENG_CM_REJ_ARI_SIZE		72u
+#define ENG_CM_LAP_PDATA_SIZE		168u
+#define ENG_CM_APR_PDATA_SIZE		148u
+#define ENG_CM_APR_INFO_SIZE		72u
 #define ENG_CM_SIDR_REP_INFO_SIZE	72u	/* a ClassPortInfo */
 
 /* REQ transport service type (2 bits) and ext. transport (3 bits). */
@@ -145,6 +149,16 @@ enum eng_cm_sidr_status {
 	ENG_CM_SIDR_NO_QP		= 3,
 	ENG_CM_SIDR_REDIRECT		= 4,
 	ENG_CM_SIDR_UNSUPPORTED_VERSION	= 5,
+};
+
+/* APR AP status (the IBA's values, the kernel's enum ib_cm_apr_status).
+ * We load no alternate path (no APM on a soft RoCE device): every LAP
+ * of an established connection is answered with UNSUPPORTED. */
+enum eng_cm_apr_status {
+	ENG_CM_APR_SUCCESS		= 0,
+	ENG_CM_APR_INVALID_COMM_ID	= 1,
+	ENG_CM_APR_UNSUPPORTED		= 2,
+	ENG_CM_APR_REJECT		= 3,
 };
 
 /* The MAD common header (IBA 13.4.2), host order. */
@@ -286,6 +300,39 @@ struct eng_cm_sidr_rep {
 	uint8_t  private_data[ENG_CM_SIDR_REP_PDATA_SIZE];
 };
 
+/* LAP (Load Alternate Path, IBA ch. 12): the sender asks us to load an
+ * alternate path.  The path's fields as the spec lays them out. */
+struct eng_cm_lap {
+	uint32_t local_comm_id;
+	uint32_t remote_comm_id;
+	uint32_t remote_qpn;		/* 24 bits: the receiver's QPN/EECN */
+	uint8_t  remote_cm_response_timeout; /* 5 bits */
+	uint16_t alt_local_lid;
+	uint16_t alt_remote_lid;
+	uint8_t  alt_local_gid[16];
+	uint8_t  alt_remote_gid[16];
+	uint32_t alt_flow_label;	/* 20 bits */
+	uint8_t  alt_traffic_class;
+	uint8_t  alt_hop_limit;
+	uint8_t  alt_packet_rate;	/* 6 bits */
+	uint8_t  alt_sl;		/* 4 bits */
+	uint8_t  alt_subnet_local;	/* 1 bit */
+	uint8_t  alt_local_ack_timeout;	/* 5 bits */
+	uint8_t  private_data_len;
+	uint8_t  private_data[ENG_CM_LAP_PDATA_SIZE];
+};
+
+/* APR (Alternate Path Response): the answer to a LAP. */
+struct eng_cm_apr {
+	uint32_t local_comm_id;
+	uint32_t remote_comm_id;
+	uint8_t  info_len;		/* <= ENG_CM_APR_INFO_SIZE */
+	uint8_t  ap_status;		/* enum eng_cm_apr_status */
+	uint8_t  info[ENG_CM_APR_INFO_SIZE];
+	uint8_t  private_data_len;
+	uint8_t  private_data[ENG_CM_APR_PDATA_SIZE];
+};
+
 /* ClassPortInfo (IBA 13.4.8.1), 72 bytes: what a Get on the CM answers. */
 struct eng_cm_class_port_info {
 	uint8_t  base_version;
@@ -325,6 +372,8 @@ struct eng_cm_msg {
 		struct eng_cm_drep drep;
 		struct eng_cm_sidr_req sidr_req;
 		struct eng_cm_sidr_rep sidr_rep;
+		struct eng_cm_lap lap;
+		struct eng_cm_apr apr;
 		struct eng_cm_class_port_info cpi;
 	} u;
 };

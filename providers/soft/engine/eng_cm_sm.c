@@ -12,7 +12,15 @@
  *  - a REQ or REP given up after max_cm_retries resends is followed by
  *    a REJ "timeout" (what the kernel sends when the id is destroyed);
  *  - the first data on the QP establishes a passive connection whose RTU
- *    was lost (ib_cm_notify(IB_EVENT_COMM_EST)).
+ *    was lost (ib_cm_notify(IB_EVENT_COMM_EST));
+ *  - an MRA (IBA 12.6.6) stops the resending of the message it names and
+ *    extends the wait by its service timeout plus our response time; one
+ *    for another message, or in another state, is dropped;
+ *  - a LAP of an established connection is answered with an APR, status
+ *    "unsupported" (no alternate paths here); elsewhere, and every APR,
+ *    is dropped.  (Linux's CM drops LAP and APR on a RoCE port without
+ *    an answer; the APR tells an IB-style peer at once what the spec's
+ *    CM that does not do APM would.)
  */
 #include <errno.h>
 #include <string.h>
@@ -231,6 +239,8 @@ void eng_cm_msg_ids(const struct eng_cm_msg *m, uint32_t *from, uint32_t *to)
 	case ENG_CM_ATTR_DREP: *from = m->u.drep.local_comm_id; *to = m->u.drep.remote_comm_id; break;
 	case ENG_CM_ATTR_SIDR_REQ: *from = m->u.sidr_req.request_id; break;
 	case ENG_CM_ATTR_SIDR_REP: *to = m->u.sidr_rep.request_id; break;
+	case ENG_CM_ATTR_LAP: *from = m->u.lap.local_comm_id; *to = m->u.lap.remote_comm_id; break;
+	case ENG_CM_ATTR_APR: *from = m->u.apr.local_comm_id; *to = m->u.apr.remote_comm_id; break;
 	default: break;
 	}
 }
@@ -264,6 +274,10 @@ static int ids_match(const struct eng_cm_conn *c, const struct eng_cm_msg *m)
 		break;
 	case ENG_CM_ATTR_DREQ:
 		if (m->u.dreq.remote_qpn != c->local_qpn)
+			return 0;
+		break;
+	case ENG_CM_ATTR_LAP:
+		if (m->u.lap.remote_qpn != c->local_qpn)
 			return 0;
 		break;
 	default:
@@ -386,7 +400,15 @@ static void rx_established(struct eng_cm_conn *c, const struct eng_cm_msg *m,
 		a->send = ENG_CM_ATTR_DREP;
 		to_timewait(c, a, ENG_CM_UEV_DISCONNECTED);
 		break;
+	case ENG_CM_ATTR_LAP:
+		/* We load no alternate path (no APM): the APR says so, in
+		 * the LAP's transaction, and the connection stays as it is.
+		 * A duplicate LAP gets the same answer again. */
+		a->send = ENG_CM_ATTR_APR;
+		a->tid = m->hdr.tid;
+		break;
 	default:
+		/* An APR too: we never send a LAP. */
 		a->drop = ENG_CM_DROP_STATE;
 		break;
 	}

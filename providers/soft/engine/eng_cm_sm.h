@@ -132,6 +132,7 @@ struct eng_cm_act {
 	int32_t  status;	/* with the event: REJ reason, -ETIMEDOUT, SIDR status */
 	uint8_t  drop;		/* enum eng_cm_drop */
 	uint8_t  free;		/* the connection may be released (state IDLE) */
+	uint64_t tid;		/* send == APR: the LAP's transaction it answers */
 };
 
 /* One step.  *act is fully overwritten.  0 on success (including a

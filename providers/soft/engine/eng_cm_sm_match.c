@@ -185,6 +185,8 @@ int eng_cm_dispatch(const struct eng_cm_tab *t, const struct eng_cm_msg *msg,
 	case ENG_CM_ATTR_DREQ:
 	case ENG_CM_ATTR_DREP:
 	case ENG_CM_ATTR_SIDR_REP:
+	case ENG_CM_ATTR_LAP:
+	case ENG_CM_ATTR_APR:
 		break;
 	default:
 		return ENG_CM_DISP_DROP;

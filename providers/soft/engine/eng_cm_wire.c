@@ -348,6 +348,8 @@ void eng_cm_wire_apply(struct eng *e, struct eng_cm_wconn *w,
 		eng_stat_inc(cm_wire_rx_dropped);
 	if (act->resend)
 		resend(e, w);
+	if (act->send == ENG_CM_ATTR_APR)
+		eng_stat_inc(cm_wire_lap_refused);
 	if (act->send)
 		build_send(e, w, act);
 	if (act->timer == ENG_CM_TIMER_ARM) {

@@ -18,9 +18,11 @@
  * cm_max_retries (eng_limits.h). */
 #define ENG_CM_WIRE_PACKET_LIFE		16
 /* Requests of one sender (GID and device) waiting for the listener's
- * accept or reject, over all listeners: a flood from one peer takes no
- * more of the table than this (each listener's backlog bounds it too). */
-#define ENG_CM_WIRE_PER_PEER		256
+ * accept or reject, over all listeners, are bounded by the limit
+ * cm_wire_per_peer (eng_limits.h): a flood from one peer takes no more of
+ * the table than that (each listener's backlog bounds it too).  Its
+ * default, 1024, is one listener's largest backlog (the kernel ucma's
+ * max_backlog): cmtime's 1000 connections at once from one pod need it. */
 /* The GSI QP (IBA 13.5.1). */
 #define ENG_CM_WIRE_GSI_QPN		1u
 

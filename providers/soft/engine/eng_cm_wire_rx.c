@@ -170,7 +170,7 @@ static void new_req(struct eng *e, const struct rx_ctx *x,
 		refuse(e, x, m, ENG_CM_REJ_INVALID_SERVICE_ID);
 		return;
 	}
-	if (waiting_of(eng_cm_wtab(e), x->peer) >= ENG_CM_WIRE_PER_PEER) {
+	if (waiting_of(eng_cm_wtab(e), x->peer) >= eng_lim.cm_wire_per_peer) {
 		eng_stat_inc(cm_wire_peer_full);
 		refuse(e, x, m, ENG_CM_REJ_NO_RESOURCES);
 		return;

@@ -125,7 +125,10 @@
 	  "(the kernel's 20 = 4.3 s; tests shorten it)")		\
 	X(cm_max_retries, 15, 0, 15,					\
 	  "CM on the wire: resends of a REQ/REP/DREQ before giving up "	\
-	  "(the kernel's 15)")
+	  "(the kernel's 15)")						\
+	X(cm_wire_per_peer, 1024, 1, 4096,				\
+	  "CM on the wire: requests of one sender (GID, device) waiting "	\
+	  "for an accept, over all listeners (one full backlog)")
 
 struct eng_limits {
 #define ENG_LIMIT_FIELD(name, def, lo, hi, help) uint64_t name;

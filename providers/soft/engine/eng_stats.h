@@ -168,7 +168,8 @@
 	X(srq_resized)			\
 	X(mw_bound)			\
 	X(mw_invalidated)		\
-	X(mw_errors)
+	X(mw_errors)		\
+	X(cm_wire_lap_refused)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,

@@ -268,6 +268,7 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_cm_sm.h
 ENG_CM_SM_OBJS := $(call objs,providers/soft/engine/eng_cm_sm.c providers/soft/engine/eng_cm_sm_match.c providers/soft/engine/eng_cm_build.c)
 $(eval $(call unit_test,test_eng_cm_sm,tests/unit/engine/test_eng_cm_sm.c,$(ENG_CM_SM_OBJS) $(ENG_CM_OBJS),))
+$(eval $(call unit_test,test_eng_cm_sm_lap,tests/unit/engine/test_eng_cm_sm_lap.c,$(ENG_CM_SM_OBJS) $(ENG_CM_OBJS),))
 
 # Our CM MADs as files, for tshark's cross-check (tests/integration/cm_mad_tshark.sh).
 CM_MAD_VECTORS := $(TESTDIR_B)/bin/cm-mad-vectors

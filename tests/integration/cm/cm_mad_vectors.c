@@ -137,6 +137,17 @@ static int small(void)
 	m.u.drep.local_comm_id = 0x11223344;
 	m.u.drep.remote_comm_id = 0xa1b2c3d4u;
 	bad |= put("drep", &m);
+	hdr(&m, ENG_CM_ATTR_LAP, 7);
+	m.u.lap.local_comm_id = 0xa1b2c3d4u;
+	m.u.lap.remote_comm_id = 0x11223344;
+	m.u.lap.remote_qpn = 0xfedcba;
+	m.u.lap.alt_hop_limit = 64;
+	bad |= put("lap", &m);
+	hdr(&m, ENG_CM_ATTR_APR, 7);
+	m.u.apr.local_comm_id = 0x11223344;
+	m.u.apr.remote_comm_id = 0xa1b2c3d4u;
+	m.u.apr.ap_status = ENG_CM_APR_UNSUPPORTED;
+	bad |= put("apr", &m);
 	return bad;
 }
 

@@ -87,4 +87,5 @@ def main():
     print("sent", n, mode)
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -2,7 +2,8 @@
 /*
  * The IB CM MAD codec: hand-computed byte vectors at the offsets of IBA
  * vol 1 §12.6 (REQ table 106, REP table 110, REJ 108, SIDR_REP 119,
- * ClassPortInfo 132), encode/decode round trips of every message, and
+ * ClassPortInfo 132; LAP and APR at the kernel's cm_msgs.h offsets),
+ * encode/decode round trips of every message, and
  * the decoder's refusals.  MAD offsets below are header (24) + the
  * spec's body offset.
  */
@@ -386,7 +387,7 @@ static void test_eng_cm_mad__decode_refusals(void **state)
 	assert_int_equal(d.hdr.tid, m.hdr.tid);	/* still answerable */
 	memcpy(c, b, sizeof(c)); c[3] = ENG_CM_METHOD_GET;
 	assert_int_equal(eng_cm_mad_decode(c, sizeof(c), &d), -EOPNOTSUPP);
-	memcpy(c, b, sizeof(c)); c[17] = 0x19;	/* LAP */
+	memcpy(c, b, sizeof(c)); c[17] = 0x1b;	/* after APR: not the CM's */
 	assert_int_equal(eng_cm_mad_decode(c, sizeof(c), &d), -EOPNOTSUPP);
 	memcpy(c, b, sizeof(c)); c[17] = 0x99;
 	assert_int_equal(eng_cm_mad_decode(c, sizeof(c), &d), -EOPNOTSUPP);
@@ -397,7 +398,7 @@ static void test_eng_cm_mad__decode_refusals(void **state)
 	assert_int_equal(d.u.req.primary.flow_label, 0xabcde);
 	assert_int_equal(d.u.req.primary.local_ack_timeout, 18);
 	assert_int_equal(eng_cm_mad_encode(&m, c, 100), -ENOSPC);
-	m.hdr.attr_id = ENG_CM_ATTR_LAP;
+	m.hdr.attr_id = 0x1b;
 	assert_int_equal(eng_cm_mad_encode(&m, c, sizeof(c)), -EOPNOTSUPP);
 	roce_req(&m);
 	m.u.req.local_qpn = 1u << 24;
@@ -405,6 +406,89 @@ static void test_eng_cm_mad__decode_refusals(void **state)
 	roce_req(&m);
 	m.u.req.private_data_len = ENG_CM_REQ_PDATA_SIZE + 1;
 	assert_int_equal(eng_cm_mad_encode(&m, c, sizeof(c)), -EINVAL);
+}
+
+/* LAP and APR at the kernel's offsets (cm_msgs.h: CM_LAP_* and CM_APR_*
+ * IBA_FIELD locations, data offset + 24): a LAP's alternate path has the
+ * flow label, then 4 reserved bits and the traffic class in one word,
+ * the packet rate in the low 6 bits of byte 61. */
+static void test_eng_cm_mad__lap_apr_bytes(void **state)
+{
+	struct eng_cm_msg m, d;
+	uint8_t b[ENG_CM_MAD_SIZE];
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	m.hdr.method = ENG_CM_METHOD_SEND;
+	m.hdr.attr_id = ENG_CM_ATTR_LAP;
+	m.hdr.tid = 0x0102030405060708ull;
+	m.u.lap.local_comm_id = 0x11223344;
+	m.u.lap.remote_comm_id = 0x55667788;
+	m.u.lap.remote_qpn = 0xabcdef;
+	m.u.lap.remote_cm_response_timeout = 0x1f;
+	m.u.lap.alt_local_lid = 0x1234;
+	m.u.lap.alt_remote_lid = 0x5678;
+	memcpy(m.u.lap.alt_local_gid, gid_a, 16);
+	memcpy(m.u.lap.alt_remote_gid, gid_b, 16);
+	m.u.lap.alt_flow_label = 0xabcde;
+	m.u.lap.alt_traffic_class = 0x68;
+	m.u.lap.alt_hop_limit = 64;
+	m.u.lap.alt_packet_rate = 0x3f;
+	m.u.lap.alt_sl = 0xa;
+	m.u.lap.alt_subnet_local = 1;
+	m.u.lap.alt_local_ack_timeout = 18;
+	m.u.lap.private_data_len = ENG_CM_LAP_PDATA_SIZE;
+	memset(m.u.lap.private_data, 0x77, ENG_CM_LAP_PDATA_SIZE);
+	assert_int_equal(eng_cm_mad_encode(&m, b, sizeof(b)), 0);
+	assert_int_equal(b[16], 0x00); assert_int_equal(b[17], 0x19);
+	assert_int_equal(b[H + 0], 0x11); assert_int_equal(b[H + 7], 0x88);
+	assert_int_equal(b[H + 8], 0); assert_int_equal(b[H + 11], 0);
+	assert_int_equal(b[H + 12], 0xab); assert_int_equal(b[H + 14], 0xef);
+	assert_int_equal(b[H + 15], 0xf8);	/* timeout 11111, reserved 000 */
+	assert_int_equal(b[H + 20], 0x12); assert_int_equal(b[H + 23], 0x78);
+	assert_memory_equal(b + H + 24, gid_a, 16);
+	assert_memory_equal(b + H + 40, gid_b, 16);
+	assert_int_equal(b[H + 56], 0xab); assert_int_equal(b[H + 57], 0xcd);
+	assert_int_equal(b[H + 58], 0xe0);	/* label's last nibble, reserved */
+	assert_int_equal(b[H + 59], 0x68);
+	assert_int_equal(b[H + 60], 64);
+	assert_int_equal(b[H + 61], 0x3f);
+	assert_int_equal(b[H + 62], 0xa8);	/* SL 1010, subnet local 1 */
+	assert_int_equal(b[H + 63], 18 << 3);
+	assert_int_equal(b[H + 64], 0x77); assert_int_equal(b[255], 0x77);
+	assert_int_equal(eng_cm_mad_decode(b, sizeof(b), &d), 0);
+	assert_memory_equal(&m.u.lap, &d.u.lap, sizeof(m.u.lap));
+	assert_int_equal(d.hdr.tid, m.hdr.tid);
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.method = ENG_CM_METHOD_SEND;
+	m.hdr.attr_id = ENG_CM_ATTR_APR;
+	m.u.apr.local_comm_id = 0x01020304;
+	m.u.apr.remote_comm_id = 0x05060708;
+	m.u.apr.ap_status = ENG_CM_APR_UNSUPPORTED;
+	m.u.apr.info_len = 2;
+	m.u.apr.info[0] = 0xaa;
+	m.u.apr.info[1] = 0xbb;
+	m.u.apr.private_data_len = ENG_CM_APR_PDATA_SIZE;
+	memset(m.u.apr.private_data, 0x66, ENG_CM_APR_PDATA_SIZE);
+	assert_int_equal(eng_cm_mad_encode(&m, b, sizeof(b)), 0);
+	assert_int_equal(b[17], 0x1a);
+	assert_int_equal(b[H + 3], 0x04); assert_int_equal(b[H + 7], 0x08);
+	assert_int_equal(b[H + 8], 2);		/* additional info length */
+	assert_int_equal(b[H + 9], 2);		/* AP status: unsupported */
+	assert_int_equal(b[H + 12], 0xaa); assert_int_equal(b[H + 13], 0xbb);
+	assert_int_equal(b[H + 14], 0);
+	assert_int_equal(b[H + 83], 0);
+	assert_int_equal(b[H + 84], 0x66); assert_int_equal(b[255], 0x66);
+	assert_int_equal(eng_cm_mad_decode(b, sizeof(b), &d), 0);
+	assert_memory_equal(&m.u.apr, &d.u.apr, sizeof(m.u.apr));
+	/* An info length past its 72 bytes: refused both ways. */
+	b[H + 8] = ENG_CM_APR_INFO_SIZE + 1;
+	assert_int_equal(eng_cm_mad_decode(b, sizeof(b), &d), -EINVAL);
+	m.u.apr.info_len = ENG_CM_APR_INFO_SIZE + 1;
+	assert_int_equal(eng_cm_mad_encode(&m, b, sizeof(b)), -EINVAL);
+	assert_string_equal(eng_cm_attr_name(ENG_CM_ATTR_LAP), "LAP");
+	assert_string_equal(eng_cm_attr_name(ENG_CM_ATTR_APR), "APR");
 }
 
 static void test_eng_cm_mad__req_check(void **state)
@@ -441,6 +525,7 @@ int main(void)
 		cmocka_unit_test(test_eng_cm_mad__class_port_info),
 		cmocka_unit_test(test_eng_cm_mad__decode_refusals),
 		cmocka_unit_test(test_eng_cm_mad__req_check),
+		cmocka_unit_test(test_eng_cm_mad__lap_apr_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
