@@ -168,7 +168,7 @@
 	X(srq_resized)			\
 	X(mw_bound)			\
 	X(mw_invalidated)		\
-	X(mw_errors)		\
+	X(mw_errors)			\
 	X(cm_wire_lap_refused)
 
 enum eng_stat {
