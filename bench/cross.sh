@@ -18,7 +18,7 @@
 #   BENCH_X_PODS     "CLIENT SERVER": pod names (nodes.sh's), on two nodes
 # First the connection-setup row (cmtime, bench/lib/cm_rate.sh; with
 # BENCH_CM_ONLY=1 only that).
-# Knobs: BENCH_X_REPS (else BENCH_REPS, else 3), BENCH_SECS (3), BENCH_LAT_ITERS (5000),
+# Knobs: BENCH_X_UCX_BW_ITERS (500: 64 KiB messages of the ucx tag_bw row), BENCH_X_REPS (else BENCH_REPS, else 3), BENCH_SECS (3), BENCH_LAT_ITERS (5000),
 # BENCH_X_CONDS (default "1500 9000 1500+loss3"), BENCH_X_TIMEOUT (20: s a
 # perftest side may take, doubled under loss; the first failed run ends its
 # row's runs), BENCH_X_LOSS_ITERS (1000: latency iterations under loss).
@@ -79,6 +79,13 @@ ns_exec() {
 . "$PV_ROOT/bench/lib/link.sh"
 . "$PV_ROOT/bench/lib/cm_rate.sh"
 CM_ADMIN_B=$(node_engine_admin "$NODE_B")
+. "$PV_ROOT/bench/lib/ucx.sh"
+# Across nodes fewer UCX messages (BENCH_X_UCX_BW_ITERS): a 64 KiB message
+# is 64 datagrams through both engines and two routed hops.
+UCX_BW_ITERS=${BENCH_X_UCX_BW_ITERS:-500}
+UCX_LAT_ITERS0=$UCX_LAT_ITERS
+UCX_OK=0
+command -v ucx_perftest >/dev/null 2>&1 && UCX_OK=1
 
 finish() {
 	stop_server iperf3
@@ -108,13 +115,14 @@ cond_run() {
 	_mtu=${1%%+*} _loss=
 	case $1 in *+loss*) _loss=${1##*+loss} ;; esac
 	link_mtu "$_mtu" || { printf '%-12s link MTU %s could not be set\n' "$1" "$_mtu"; return; }
-	LAT_ITERS=$LAT_ITERS0 PT_TIMEOUT=$PT_TIMEOUT0
+	LAT_ITERS=$LAT_ITERS0 PT_TIMEOUT=$PT_TIMEOUT0 UCX_LAT_ITERS=$UCX_LAT_ITERS0
 	if [ -n "$_loss" ]; then
 		# Every lost packet of a ping-pong waits for the transport
 		# timer (perftest's QP timeout 14: 4.096 us x 2^14 = 67 ms), so
 		# 5000 round trips at 3% loss take about 20 s: fewer of them,
 		# more time.
 		LAT_ITERS=${BENCH_X_LOSS_ITERS:-1000} PT_TIMEOUT=$((PT_TIMEOUT0 * 2))
+		UCX_LAT_ITERS=$LAT_ITERS
 		wire_impair loss="$_loss"
 	elif [ -n "$(wire_impair_pid)" ]; then
 		wire_impair off
@@ -134,6 +142,8 @@ cond_run() {
 		row "ib_${_t}_lat 2B" "$_v" us "$_tlat" lat "$(failed ib_${_t}_lat)" 1 \
 			"$(cpu_both ib_${_t}_lat)"
 	done
+	# UCX over rc_verbs beside UCX over tcp (bench/lib/ucx.sh).
+	[ "$UCX_OK" = 1 ] && ucx_rows "$(printf '%-12s ' "$1")" 1
 	for _f in "$TMP"/why.*; do
 		[ -e "$_f" ] && { echo "$1: ${_f##*/why.}"; sed 's/^/    /' "$_f"; }
 	done >>"$TMP/failures"
@@ -173,6 +183,7 @@ done
 echo
 echo "condition: interface MTU on every hop (pods, bridges, uplinks, wire) [+lossN: pv-impair drops N% each way]"
 echo "targets across nodes: bandwidth >= 1x TCP's single stream, every latency median below TCP's"
+[ "$UCX_OK" = 1 ] && echo "ucx rows: ucx_perftest over rc_verbs, TCP column = the same test over UCX's tcp (tag_lat: half a round trip)"
 [ -s "$TMP/wire" ] && { echo "impaired link's counters:"; sed 's/^/  /' "$TMP/wire"; }
 if [ -s "$TMP/failures" ]; then
 	echo

@@ -52,6 +52,7 @@ LIB=$PV_BUILD/lib
 ENG_A=$PODVERBS_ENGINE ENG_B=$PODVERBS_ENGINE
 ENGINE_PID_A=$ENGINE_PID ENGINE_PID_B=
 . "$PV_ROOT/bench/lib/measure.sh"
+. "$PV_ROOT/bench/lib/ucx.sh"
 
 for c in ib_write_bw ib_send_bw ib_read_bw ib_write_lat ib_send_lat \
 	ib_read_lat iperf3 sockperf ss; do
@@ -97,6 +98,13 @@ TCP_LAT=$(tcp_lat)
 		v=$(rdma_lat ib_${t}_lat)
 		row "ib_${t}_lat 2B" "$v" us "$TCP_LAT" lat "$(failed ib_${t}_lat)"
 	done
+	# UCX over rc_verbs beside UCX over tcp (bench/lib/ucx.sh); Debian's
+	# ucx-utils, optional here.
+	if command -v ucx_perftest >/dev/null 2>&1; then
+		ucx_rows "" 3
+	else
+		echo "(no UCX rows: needs ucx_perftest, Debian's ucx-utils)"
+	fi
 } >"$TMP/table"
 BW_CPU=$(tool_cpu ib_write_bw 1)
 
@@ -105,6 +113,7 @@ cat "$TMP/table"
 echo
 echo "engine CPU: idle ${IDLE_CPU}% of a core (2 s); during ib_write_bw ${BW_CPU}% (incl. setup)"
 echo "(read latency is a round trip; send/write latency and sockperf's are one way)"
+echo "(ucx rows: ucx_perftest over rc_verbs, TCP column = the same test over UCX's tcp; tag_lat is half a round trip)"
 if [ -s "$TMP/last-failure" ]; then
 	echo
 	echo "last failed perftest run:"

@@ -16,7 +16,8 @@ libgrpc-dev libprotobuf-c-dev protobuf-c-compiler python3-grpcio python3-grpc-to
 python3-pkg-resources python3-yaml
 python3-scapy tshark ethtool tcpdump
 qemu-system-x86 busybox-static kmod
-ucx-utils"
+ucx-utils
+openmpi-bin libopenmpi-dev"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -10,7 +10,9 @@
 # needs UD receives whose wc.sl says IPv4 (engine: eng_dp_grh_wc_sl).
 # Then tag_lat again with each pod seeing its own sysfs (pvctl sysfs,
 # tests/lib/pod_sysfs.sh), UCX reading the GIDs' RoCE version from it.
-# Prints a table of the figures UCX reports.
+# Prints a table of the figures UCX reports.  With PV_TOPO=cross (listed
+# in tests/cross.list) pod a is on node 1 and b on node 2, each with its own
+# engine: the same cases run across the RoCEv2 wire.
 . "$PV_ROOT/tests/lib/pods.sh"
 need_cmd ucx_info ucx_perftest
 pods_up
@@ -40,9 +42,14 @@ ITERS=${UCX_TEST_ITERS:-2000}
 ROWS=$TMP/rows
 : >"$ROWS"
 
-# dp_bytes: bytes the engine's data path has moved.
+# dp_bytes: bytes the engines' data paths have placed (a responder's
+# count, so cross-node both nodes' engines: a put_bw's bytes land on b's).
 dp_bytes() {
-	pvctl stats 2>/dev/null | awk '$1 == "dp_bytes" { print $2 }'
+	_db_n=1
+	[ "${PV_TOPO:-}" = cross ] && _db_n="1 2"
+	for _db_i in $_db_n; do
+		pvctl_node "$_db_i" stats 2>/dev/null
+	done | awk '$1 == "dp_bytes" { s += $2 } END { print s + 0 }'
 }
 
 # ucx_pair NAME ARGS: pair_case for ucx_perftest, which maps libibverbs
@@ -160,7 +167,9 @@ done
 WRAP_A="" WRAP_B="" CASE_SFX=""
 
 echo
-echo "ucx_perftest, $ITERS iterations, 8-byte messages, same node (lat: us, bw: MB/s)"
+where="same node"
+[ "${PV_TOPO:-}" = cross ] && where="cross-node (pod a on node 1, b on node 2)"
+echo "ucx_perftest, $ITERS iterations, 8-byte messages, $where (lat: us, bw: MB/s)"
 printf '%-11s %-8s %10s %10s %10s\n' test transport p50-lat avg-lat bw
 cat "$ROWS"
 echo

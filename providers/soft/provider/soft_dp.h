@@ -168,4 +168,12 @@ enum soft_span_kind soft_span_classify(const struct soft_vma *v, size_t n,
 				       uintptr_t start, uintptr_t end,
 				       uint64_t *ret_inode, uint64_t *ret_off);
 
+/* For a span soft_span_classify() refuses: true when it is made of pages
+ * of one of our memfds mapped at file offsets equal to their addresses
+ * (*ret_inode) and of private read-write memory (SOFT_SPAN_CONVERT's
+ * kinds), at least one page of each: the caller moves the latter onto
+ * that memfd, at their addresses too. */
+bool soft_span_mixed(const struct soft_vma *v, size_t n, uintptr_t start,
+		     uintptr_t end, uint64_t *ret_inode);
+
 #endif /* SOFT_DP_H */

@@ -148,3 +148,41 @@ enum soft_span_kind soft_span_classify(const struct soft_vma *v, size_t n,
 	}
 	return kind;
 }
+
+/* A span made of pages on one of our memfds, at their own addresses as
+ * file offsets (soft_mr_share.c maps every converted page there), and of
+ * private read-write memory not converted yet: a registration cache
+ * widening a region (UCX's rcache), an MPI buffer reused for a larger
+ * message, a message whose first or last page a neighbouring one's
+ * registration converted.  Those pieces go onto that memfd at their own
+ * offsets, and the span is one memfd again.  Spans on two memfds, or
+ * with anything else in them, are not. */
+bool soft_span_mixed(const struct soft_vma *v, size_t n, uintptr_t start,
+		     uintptr_t end, uint64_t *ret_inode)
+{
+	bool ours = false, other = false;
+	uintptr_t cur = start;
+	uint64_t ino = 0;
+
+	for (size_t i = 0; i < n && cur < end; i++) {
+		if (v[i].end <= cur)
+			continue;
+		if (v[i].start > cur)
+			return false;			/* a hole */
+		if (vma_ours(&v[i])) {
+			if (v[i].offset != v[i].start || (ours && v[i].inode != ino))
+				return false;
+			ino = v[i].inode;
+			ours = true;
+		} else if (vma_convertible(&v[i])) {
+			other = true;
+		} else {
+			return false;
+		}
+		cur = v[i].end;
+	}
+	if (cur < end || !ours || !other)
+		return false;
+	*ret_inode = ino;
+	return true;
+}

@@ -4,7 +4,9 @@
  *
  * A region lying in private read-write memory -- anonymous, or a private
  * file mapping such as a program's .data and the .bss after it (which
- * kinds: soft_maps.c) -- is moved onto a memfd: the page-aligned span is copied into a new memfd, which is then
+ * kinds: soft_maps.c) -- is moved onto a memfd: the page-aligned span is
+ * copied into a new memfd, at its own address as the file offset (below),
+ * which is then
  * mapped MAP_SHARED|MAP_FIXED over the very same addresses, so the
  * application's pointers and contents stay valid while the engine maps
  * the same pages from the fd that MR_REG passes.  The span is marked
@@ -29,7 +31,7 @@
  * The engine reaches memory only through a memfd (issue 8, finding 2:
  * reaching it by pid followed the pid, not the process), so a region we
  * cannot share -- a shared file mapping, the stack, hugetlb or special
- * mappings, read-only memory, a span partly converted already, an
+ * mappings, read-only memory, a span on two memfds of ours, an
  * on-demand MR -- 
  * cannot be registered: ibv_reg_mr fails with EOPNOTSUPP, and
  * PODVERBS_DEBUG=1 prints which kind it was.  PODVERBS_MR_SHARE=0 tells
@@ -151,9 +153,19 @@ static void reg_prune(void)
 	}
 }
 
-/* A span partly on one of our memfds and partly not (a registration cache
- * widening a region: UCX; a static buffer starting in the page an earlier
- * one converted) is refused rather than converted again: moving the whole
+/* Every page goes into its memfd at its own address as the file offset
+ * (the memfd is sparse: pages never written are holes, and cost
+ * nothing), so a span that is partly on one of our memfds and partly in
+ * private memory not converted yet (UCX's registration cache widening a
+ * region; an MPI buffer reused for a larger message; a message whose
+ * first or last page a neighbouring message's registration converted)
+ * becomes one memfd again by moving just the unconverted pieces onto the
+ * same memfd, at their own offsets (fill_mixed()): the earlier MRs'
+ * pages stay where they are.  Memfds are not sealed against growing for
+ * that: the engine needs only F_SEAL_SHRINK (it seals it itself), and
+ * growing one's own memfd costs only one's own memory.  A span on two
+ * of our memfds (two regions converted apart, registered together
+ * later) is still refused rather than converted again: moving the whole
  * span onto a new memfd would leave the earlier MRs' engine mappings on
  * the old pages, silently stale, and one MR_REG carries one fd.  It needs
  * MRs made of several (fd, offset, length) pieces.  Nor is a conversion
@@ -200,13 +212,14 @@ static int read_flags(struct soft_vma *v, size_t n)
 	return 0;
 }
 
-/* Writes len bytes at src into fd from offset 0. */
-static int copy_in(int fd, const char *src, size_t len)
+/* Writes len bytes at src into fd from offset at. */
+static int copy_in(int fd, const char *src, size_t len, uint64_t at)
 {
 	size_t done = 0;
 
 	while (done < len) {
-		ssize_t n = pwrite(fd, src + done, len - done, (off_t)done);
+		ssize_t n = pwrite(fd, src + done, len - done,
+				   (off_t)(at + done));
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -217,7 +230,8 @@ static int copy_in(int fd, const char *src, size_t len)
 	return 0;
 }
 
-/* Moves [start, start + len) onto a new memfd; returns its entry. */
+/* Moves [start, start + len) onto a new memfd, at file offset start;
+ * returns its entry. */
 static struct share_ent *convert(uintptr_t start, size_t len)
 {
 	struct share_ent *e = calloc(1, sizeof(*e));
@@ -230,15 +244,16 @@ static struct share_ent *convert(uintptr_t start, size_t len)
 			     MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (e->fd < 0)
 		goto err_free;
-	/* Sealed against resizing: the engine maps it and must never find
-	 * its pages truncated under it (it refuses an unsealable fd). */
-	if (ftruncate(e->fd, (off_t)len) < 0 ||
-	    fcntl(e->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0 ||
+	/* Sealed against shrinking: the engine maps it and must never find
+	 * its pages truncated under it (it refuses an unsealable fd).  Not
+	 * against growing: extend() grows it over a widened span. */
+	if (ftruncate(e->fd, (off_t)(start + len)) < 0 ||
+	    fcntl(e->fd, F_ADD_SEALS, F_SEAL_SHRINK) < 0 ||
 	    fstat(e->fd, &st) < 0 ||
-	    copy_in(e->fd, (const char *)start, len) < 0)
+	    copy_in(e->fd, (const char *)start, len, start) < 0)
 		goto err_close_fd;
 	p = mmap((void *)start, len, PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_FIXED, e->fd, 0);
+		 MAP_SHARED | MAP_FIXED, e->fd, (off_t)start);
 	if (p == MAP_FAILED)
 		goto err_close_fd;
 	madvise(p, len, MADV_DONTFORK);
@@ -252,6 +267,55 @@ err_close_fd:
 err_free:
 	free(e);
 	return NULL;
+}
+
+/* Moves [start, end) (private memory) onto e's memfd at file offset
+ * start, growing the file first when it ends before end.  A failure after
+ * the growth leaves holes at the memfd's end, nothing else (the engine's
+ * seal forbids shrinking it back). */
+static int move_onto(struct share_ent *e, uintptr_t start, uintptr_t end)
+{
+	struct stat st;
+	void *p;
+
+	if (fstat(e->fd, &st) < 0)
+		return -errno;
+	if ((uint64_t)st.st_size < end && ftruncate(e->fd, (off_t)end) < 0)
+		return -errno;
+	if (copy_in(e->fd, (const char *)start, end - start, start) < 0)
+		return -EFAULT;
+	p = mmap((void *)start, end - start, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, e->fd, (off_t)start);
+	if (p == MAP_FAILED)
+		return -errno;
+	madvise(p, end - start, MADV_DONTFORK);
+	return 0;
+}
+
+/* The span [start, end) that soft_span_classify() refused: its private
+ * pieces moved onto the memfd of the rest when soft_span_mixed() says
+ * they can be; that memfd's entry, or NULL. */
+static struct share_ent *fill_mixed(const struct soft_vma *v, size_t n,
+				    uintptr_t start, uintptr_t end)
+{
+	struct share_ent *e;
+	uint64_t ino = 0;
+
+	if (!share_enabled() || !soft_span_mixed(v, n, start, end, &ino))
+		return NULL;
+	e = reg_find(ino);
+	if (!e)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		uintptr_t s = v[i].start > start ? v[i].start : start;
+		uintptr_t t = v[i].end < end ? v[i].end : end;
+
+		if (s >= t || v[i].inode == ino)
+			continue;
+		if (move_onto(e, s, t) < 0)
+			return NULL;
+	}
+	return e;
 }
 
 void soft_mr_share_get(void *addr, size_t length, unsigned int access,
@@ -290,7 +354,7 @@ void soft_mr_share_get(void *addr, size_t length, unsigned int access,
 			break;
 		out->why = "moving the pages onto a memfd failed";
 		e = convert(start, end - start);
-		off = 0;
+		off = start;
 		break;
 	case SOFT_SPAN_SHARED:
 		out->why = "shared memory not created by this library";
@@ -306,7 +370,9 @@ void soft_mr_share_get(void *addr, size_t length, unsigned int access,
 	default:
 		out->why = "not private read-write memory (a shared file "
 			   "mapping, the stack, hugetlb, a device mapping, "
-			   "read-only, or partly registered already)";
+			   "read-only, or on two memfds registered apart)";
+		e = fill_mixed(v, n, start, end);
+		off = start;
 		break;
 	}
 	if (e) {

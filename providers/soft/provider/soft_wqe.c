@@ -76,8 +76,11 @@ static int encode_data(const struct soft_sq_limits *lim,
 
 			if (s->length > max - total)
 				return -EINVAL;
-			memcpy(dst + total, (void *)(uintptr_t)s->addr,
-			       s->length);
+			/* An empty SGE may have no address (UCX's zero-byte
+			 * active messages: an MPI barrier's). */
+			if (s->length)
+				memcpy(dst + total, (void *)(uintptr_t)s->addr,
+				       s->length);
 			total += s->length;
 		}
 		w->inline_len = (uint32_t)total;

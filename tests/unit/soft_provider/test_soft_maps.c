@@ -162,6 +162,43 @@ static void test_soft_maps__our_memfd_is_reused_with_offset(void **s)
 					    &off), SOFT_SPAN_FALLBACK);
 }
 
+/* soft_span_mixed: pages of one memfd of ours at their own addresses
+ * as offsets, and private memory, in any order, make a span the private
+ * pieces can join; two memfds, other offsets, other kinds or a hole do
+ * not, nor does a span that is all one kind (soft_span_classify's). */
+static void test_soft_maps__mixed_span_joins_our_memfd(void **s)
+{
+	const struct soft_vma v[] = {
+		VMA(0x10000, 0x12000, "rw-p", 0, 0, ""),
+		VMA(0x12000, 0x14000, "rw-s", 0x12000, 4242,
+		    "/memfd:podverbs-mr (deleted)"),
+		VMA(0x14000, 0x15000, "rw-p", 0, 0, "[heap]"),
+		VMA(0x15000, 0x16000, "rw-s", 0x15000, 4343,
+		    "/memfd:podverbs-mr (deleted)"),
+		VMA(0x16000, 0x17000, "r--p", 0, 0, ""),
+		VMA(0x17000, 0x18000, "rw-s", 0x0, 4444,
+		    "/memfd:podverbs-mr (deleted)"),
+		VMA(0x18000, 0x19000, "rw-p", 0, 0, ""),
+	};
+	uint64_t ino = 0;
+
+	/* Before, after, around: 4242 at its addresses. */
+	assert_true(soft_span_mixed(v, 7, 0x11000, 0x13000, &ino));
+	assert_int_equal(ino, 4242);
+	ino = 0;
+	assert_true(soft_span_mixed(v, 7, 0x13000, 0x15000, &ino));
+	assert_int_equal(ino, 4242);
+	assert_true(soft_span_mixed(v, 7, 0x10000, 0x15000, &ino));
+	/* One kind only, two memfds, a read-only page, offsets that are
+	 * not addresses, a hole at the end: no. */
+	assert_false(soft_span_mixed(v, 7, 0x12000, 0x14000, &ino));
+	assert_false(soft_span_mixed(v, 7, 0x10000, 0x12000, &ino));
+	assert_false(soft_span_mixed(v, 7, 0x13000, 0x16000, &ino));
+	assert_false(soft_span_mixed(&v[3], 2, 0x15000, 0x17000, &ino));
+	assert_false(soft_span_mixed(&v[5], 2, 0x17000, 0x19000, &ino));
+	assert_false(soft_span_mixed(v, 7, 0x18000, 0x1a000, &ino));
+}
+
 /* The real thing on our own memory: contents survive, the same fd serves
  * a second MR in the span, a child does not inherit the pages. */
 static void test_soft_maps__live_conversion_keeps_contents(void **s)
@@ -178,19 +215,55 @@ static void test_soft_maps__live_conversion_keeps_contents(void **s)
 	strcpy(p + 100, "before");
 	soft_mr_share_get(p + 100, 2 * pg, IBV_ACCESS_LOCAL_WRITE, &a);
 	assert_true(a.fd >= 0);
-	assert_int_equal(a.fd_offset, 100);
+	/* The pages sit in the memfd at their own addresses. */
+	assert_int_equal(a.fd_offset, (uintptr_t)p + 100);
 	assert_string_equal(p + 100, "before");
 	/* The app's writes land in the memfd the engine maps. */
 	strcpy(p + 200, "after");
-	assert_int_equal(pread(a.fd, buf, 6, 200), 6);
+	assert_int_equal(pread(a.fd, buf, 6, (off_t)(uintptr_t)p + 200), 6);
 	assert_memory_equal(buf, "after", 6);
 	/* A second MR inside the span reuses the memfd. */
 	soft_mr_share_get(p + pg + 8, 16, 0, &b);
 	assert_int_equal(b.fd, a.fd);
-	assert_int_equal(b.fd_offset, pg + 8);
-	/* Overlapping the converted span and plain memory: no fd. */
+	assert_int_equal(b.fd_offset, (uintptr_t)p + pg + 8);
+	/* Widened past the converted span (a registration cache merging
+	 * regions): the new page joins the memfd, contents kept, the first
+	 * MR's pages where they were. */
+	strcpy(p + 3 * pg + 5, "tail");
 	soft_mr_share_get(p + pg, 3 * pg, 0, &c);
-	assert_int_equal(c.fd, -1);
+	assert_int_equal(c.fd, a.fd);
+	assert_int_equal(c.fd_offset, (uintptr_t)p + pg);
+	assert_string_equal(p + 3 * pg + 5, "tail");
+	assert_string_equal(p + 100, "before");
+	strcpy(p + 3 * pg + 5, "grown");
+	assert_int_equal(pread(a.fd, buf, 6, (off_t)(uintptr_t)p + 3 * pg + 5), 6);
+	assert_memory_equal(buf, "grown", 6);
+	soft_mr_share_put(c.ref);
+	/* Widened before its start too (the next message's registration
+	 * converted the page this one ends in); but a span over two memfds
+	 * converted apart is refused. */
+	{
+		char *q = mmap(NULL, 4 * pg, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		struct soft_mr_share d;
+
+		assert_true(q != MAP_FAILED);
+		strcpy(q + 9, "head");
+		soft_mr_share_get(q + pg, pg, 0, &c);
+		assert_true(c.fd >= 0);
+		soft_mr_share_get(q + 9, 2 * pg - 9, 0, &d);
+		assert_int_equal(d.fd, c.fd);
+		assert_int_equal(d.fd_offset, (uintptr_t)q + 9);
+		assert_string_equal(q + 9, "head");
+		soft_mr_share_put(d.ref);
+		soft_mr_share_get(q + 3 * pg, pg, 0, &d);
+		assert_true(d.fd >= 0 && d.fd != c.fd);
+		soft_mr_share_put(d.ref);
+		soft_mr_share_get(q, 4 * pg, 0, &d);
+		assert_int_equal(d.fd, -1);
+		soft_mr_share_put(c.ref);
+		munmap(q, 4 * pg);
+	}
 	/* On-demand paging never converts. */
 	soft_mr_share_get(p + 3 * pg, 8, IBV_ACCESS_ON_DEMAND, &c);
 	assert_int_equal(c.fd, -1);
@@ -257,11 +330,11 @@ static void test_soft_maps__live_file_kinds(void **s)
 	p[0] = 'w';			/* one page COW'd, one still the file's */
 	soft_mr_share_get(p + 8, 2 * pg - 16, IBV_ACCESS_LOCAL_WRITE, &m);
 	assert_true(m.fd >= 0);
-	assert_int_equal(m.fd_offset, 8);
+	assert_int_equal(m.fd_offset, (uintptr_t)p + 8);
 	assert_int_equal(p[0], 'w');
 	assert_int_equal(p[pg + 5], 'f');
 	p[pg + 5] = 'x';
-	assert_int_equal(pread(m.fd, buf, 1, (off_t)pg + 5), 1);
+	assert_int_equal(pread(m.fd, buf, 1, (off_t)(uintptr_t)p + pg + 5), 1);
 	assert_int_equal(buf[0], 'x');
 	assert_int_equal(pread(fd, buf, 1, (off_t)pg + 5), 1);
 	assert_int_equal(buf[0], 'f');	/* private: never written back */
@@ -301,7 +374,7 @@ static void test_soft_maps__live_file_kinds(void **s)
 
 /* Live: this test program's own .data and .bss, as rdma_server's static
  * buffers are (page aligned here, so that neither starts in a page the
- * other's registration converted: that overlap is refused). */
+ * other's registration converted: a span over both memfds is refused). */
 static char data_buf[3 * 65536] __attribute__((aligned(65536))) = "in .data";
 static char bss_buf[3 * 65536] __attribute__((aligned(65536)));
 
@@ -339,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_soft_maps__live_file_kinds),
 		cmocka_unit_test(test_soft_maps__live_static_buffers),
 		cmocka_unit_test(test_soft_maps__our_memfd_is_reused_with_offset),
+		cmocka_unit_test(test_soft_maps__mixed_span_joins_our_memfd),
 		cmocka_unit_test(test_soft_maps__live_conversion_keeps_contents),
 		cmocka_unit_test(test_soft_maps__stack_and_disabled_fall_back),
 	};

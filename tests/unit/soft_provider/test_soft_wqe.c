@@ -113,6 +113,29 @@ static void test_soft_wqe__inline_copies_gather_list(void **s)
 	assert_memory_equal(w + 1, "hello world", 11);
 }
 
+/* A zero-length inline SGE with no address (UCX sends zero-byte active
+ * messages so) copies nothing and reads nothing (UBSan: memcpy of NULL). */
+static void test_soft_wqe__inline_empty_sge_without_address(void **s)
+{
+	char a[] = "hi";
+	struct ibv_sge sg[2] = {
+		{ .addr = 0, .length = 0 },
+		{ .addr = (uintptr_t)a, .length = 2 },
+	};
+	struct ibv_send_wr wr = {
+		.sg_list = sg, .num_sge = 2, .opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_INLINE,
+	};
+	struct pv_send_wqe *w = (struct pv_send_wqe *)slot;
+
+	assert_int_equal(soft_encode_send(&rc_lim, &wr, w), 0);
+	assert_int_equal(w->inline_len, 2);
+	assert_memory_equal(w + 1, "hi", 2);
+	wr.num_sge = 1;
+	assert_int_equal(soft_encode_send(&rc_lim, &wr, w), 0);
+	assert_int_equal(w->inline_len, 0);
+}
+
 static void test_soft_wqe__inline_over_max_is_einval(void **s)
 {
 	static char big[100];
@@ -257,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_soft_wqe__rdma_write_with_sges),
 		cmocka_unit_test(test_soft_wqe__too_many_sges_is_einval),
 		cmocka_unit_test(test_soft_wqe__inline_copies_gather_list),
+		cmocka_unit_test(test_soft_wqe__inline_empty_sge_without_address),
 		cmocka_unit_test(test_soft_wqe__inline_over_max_is_einval),
 		cmocka_unit_test(test_soft_wqe__inline_ignored_for_read_and_atomics),
 		cmocka_unit_test(test_soft_wqe__ud_needs_ah_and_fills_address),
