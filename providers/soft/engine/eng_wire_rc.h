@@ -66,6 +66,7 @@ struct eng_wire_rc {
 	uint32_t rd_out;		/* READ/atomics in the window */
 	bool probing;			/* the armed RETRY timer is the probe */
 	uint64_t probe_left;		/* ns of the full timeout after it */
+	bool probe_ackreq;		/* AckReq on the next packet (the probe) */
 	bool gap_asked;			/* READ responses re-asked from */
 	uint32_t gap_psn;		/* this PSN, no progress since */
 	/* responder */

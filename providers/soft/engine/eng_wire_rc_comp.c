@@ -87,7 +87,8 @@ void eng_wire_rc_arm(struct eng_dp_qp *dq)
 	eng_comp_run(&c, ENG_COMP_EV_SENT, NULL);
 	dq->timer_kind = ENG_DP_TIMER_RETRY;
 	/* A lost tail (the last packets, or their ACK) is seen by no NAK:
-	 * one early probe resends it long before the transport timeout
+	 * one early probe resends its last packet (eng_wire_rc_req.c
+	 * probe()) long before the transport timeout
 	 * (IBA lets a requester retransmit any time, 9.7.6.1.3; the
 	 * responder re-ACKs duplicates). */
 	w->probing = eng_lim.wire_rc_probe_us &&

@@ -201,10 +201,12 @@ static bool send_one(struct eng *e, struct eng_dp_qp *dq,
 		return false;
 	}
 	h.bth.pkey = d->pkey;
-	h.bth.ackreq = !uc && (last || ++w->since_ackreq >=
-			       eng_lim.wire_rc_ackreq_pkts);
-	if (h.bth.ackreq)
+	h.bth.ackreq = !uc && (last || w->probe_ackreq ||
+			       ++w->since_ackreq >= eng_lim.wire_rc_ackreq_pkts);
+	if (h.bth.ackreq) {
 		w->since_ackreq = 0;
+		w->probe_ackreq = false;
+	}
 	eng_wire_rc_dst(qp, &dst);
 	/* A packet the wire or the queue drops is lost like any other: the
 	 * transport timer brings it back (RC), the message is lost (UC). */
@@ -262,6 +264,41 @@ static bool send_window(struct eng *e, struct eng_dp_qp *dq,
 	return did;
 }
 
+/* The PSN the last request packet sent carries: a READ's request asks
+ * for its bytes not yet placed (from rd_done), whatever PSNs its
+ * responses take. */
+static uint32_t last_sent_psn(struct eng_wire_rc *w)
+{
+	uint32_t last = eng_psn_sub(w->tx_psn, 1);
+
+	for (uint32_t i = 0; i < w->n && i <= w->sent; i++) {
+		struct eng_rc_went *x = ent(w, i);
+
+		if (!eng_psn_in_window(last, x->psn, x->npsn ? x->npsn : 1))
+			continue;
+		if (eng_wr_is_read(x->sw.w.opcode))
+			return eng_psn_add(x->psn,
+					   (uint32_t)(x->rd_done / w->mtu));
+		return last;
+	}
+	return w->una;
+}
+
+/* The early probe resends one packet, the last one sent, with AckReq
+ * (a tail-loss probe, as TCP's RFC 8985): a responder that has it
+ * re-ACKs the duplicate (IBA 9.7.5.1.1, rxe's duplicate_request), one
+ * that lost the tail NAKs the gap it now sees, and a peer that is only
+ * slow (a TCG guest, a descheduled engine) gets one packet for nothing,
+ * not the whole flight again; a READ re-asks for one READ's data, not
+ * every outstanding one's. */
+static void probe(struct eng_wire_rc *w)
+{
+	w->probing = false;
+	eng_stat_inc(wire_rc_probes);
+	eng_wire_rc_rewind(w, last_sent_psn(w));
+	w->probe_ackreq = true;
+}
+
 void eng_wire_rc_timers(struct eng *e, struct eng_dp_qp *dq)
 {
 	struct eng_wire_rc *w = dq->wrc;
@@ -280,9 +317,7 @@ void eng_wire_rc_timers(struct eng *e, struct eng_dp_qp *dq)
 		return;
 	}
 	if (dq->timer_kind == ENG_DP_TIMER_RETRY && w->probing) {
-		w->probing = false;
-		eng_stat_inc(wire_rc_probes);
-		eng_wire_rc_rewind(w, w->una);
+		probe(w);
 		dq->timer_at = eng_dp_now_ns() + w->probe_left;
 		return;
 	}
