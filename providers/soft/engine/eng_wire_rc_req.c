@@ -207,6 +207,14 @@ static bool send_one(struct eng *e, struct eng_dp_qp *dq,
 		w->since_ackreq = 0;
 		w->probe_ackreq = false;
 	}
+	if (!uc && h.bth.ackreq && !w->rtt_on &&
+	    !eng_psn_before(h.bth.psn, w->tx_hi)) {
+		/* Sent for the first time: its ACK (or a READ's first
+		 * response) times the turnaround. */
+		w->rtt_on = true;
+		w->rtt_psn = h.bth.psn;
+		w->rtt_at = eng_dp_now_ns();
+	}
 	eng_wire_rc_dst(qp, &dst);
 	/* A packet the wire or the queue drops is lost like any other: the
 	 * transport timer brings it back (RC), the message is lost (UC). */
@@ -216,6 +224,8 @@ static bool send_one(struct eng *e, struct eng_dp_qp *dq,
 	w->tx_psn = eng_psn_add(h.bth.psn, 1);
 	if (eng_wr_is_read(x->sw.w.opcode))
 		w->tx_psn = eng_psn_add(x->psn, x->npsn);
+	if (eng_psn_after(w->tx_psn, w->tx_hi))
+		w->tx_hi = w->tx_psn;
 	if (last) {
 		w->sent++;
 		w->cur_off = 0;
@@ -364,6 +374,7 @@ bool eng_wire_rc_req_run(struct eng *e, struct eng_dp_qp *dq,
 		w->req_init = true;
 		w->next_psn = w->tx_psn = w->una = qp->attr.sq_psn &
 						   ENG_PSN_MASK;
+		w->tx_hi = w->tx_psn;
 	}
 	if (fill(e, dq, w) < 0) {
 		eng_dp_qp_fatal(e, qp);
