@@ -66,12 +66,6 @@ struct eng_wire_rc {
 	uint32_t rd_out;		/* READ/atomics in the window */
 	bool probing;			/* the armed RETRY timer is the probe */
 	uint64_t probe_left;		/* ns of the full timeout after it */
-	bool probe_ackreq;		/* AckReq on the next packet (the probe) */
-	uint64_t srtt_ns;		/* smoothed ACK turnaround, 0: none yet */
-	bool rtt_on;			/* a sample is being timed: */
-	uint32_t rtt_psn;		/*   una passing this PSN ends it */
-	uint64_t rtt_at;		/*   sent then (ns) */
-	uint32_t tx_hi;			/* PSN after the highest ever sent */
 	bool gap_asked;			/* READ responses re-asked from */
 	uint32_t gap_psn;		/* this PSN, no progress since */
 	/* responder */
@@ -104,14 +98,6 @@ bool eng_rc_req_len_ok(uint8_t opcode, uint32_t paylen, uint32_t mtu);
 /* The path MTU of an RC/UC QP in bytes: the smaller of its path_mtu
  * attribute and what the device's interface carries. */
 uint32_t eng_rc_mtu(uint32_t path_mtu_enum, uint32_t dev_mtu_bytes);
-/* The smoothed ACK turnaround after one more sample (RFC 6298's 1/8
- * gain; the first sample is taken as is). */
-uint64_t eng_rc_srtt(uint64_t srtt_ns, uint64_t sample_ns);
-/* The early probe's delay: the configured one, or twice the smoothed
- * turnaround if longer (RFC 8985's PTO); 0 (no probe) when that reaches
- * the transport timeout itself. */
-uint64_t eng_rc_probe_ns(uint64_t probe_ns, uint64_t srtt_ns,
-			 uint64_t timeout_ns);
 
 /* ---- eng_wire_rc_state.c ---- */
 /* The QP's wire state, allocated on first use; NULL when out of memory. */

@@ -76,7 +76,6 @@ void eng_wire_rc_arm(struct eng_dp_qp *dq)
 	struct eng_wire_rc *w = dq->wrc;
 	struct eng_comp c = { .qp_type = IBV_QPT_RC,
 			      .timeout = dq->qp->attr.timeout };
-	uint64_t probe;
 
 	if (dq->timer_kind == ENG_DP_TIMER_RNR)
 		return;
@@ -88,28 +87,15 @@ void eng_wire_rc_arm(struct eng_dp_qp *dq)
 	eng_comp_run(&c, ENG_COMP_EV_SENT, NULL);
 	dq->timer_kind = ENG_DP_TIMER_RETRY;
 	/* A lost tail (the last packets, or their ACK) is seen by no NAK:
-	 * one early probe resends its last packet (eng_wire_rc_req.c
-	 * probe()) long before the transport timeout
+	 * one early probe resends it long before the transport timeout
 	 * (IBA lets a requester retransmit any time, 9.7.6.1.3; the
 	 * responder re-ACKs duplicates). */
-	/* A peer slower than wire_rc_probe_us to answer (a TCG guest's
-	 * rxe takes milliseconds) is probed after twice its turnaround,
-	 * not on every message. */
-	probe = eng_rc_probe_ns(eng_lim.wire_rc_probe_us * 1000, w->srtt_ns,
-				c.timer_ns);
-	w->probing = probe != 0;
-	w->probe_left = probe ? c.timer_ns - probe : 0;
-	dq->timer_at = eng_dp_now_ns() + (probe ? probe : c.timer_ns);
-}
-
-/* Karn's rule: only a packet sent once is timed; una passing it ends the
- * sample (eng_wire_rc_req.c starts one). */
-static void rtt_sample(struct eng_wire_rc *w)
-{
-	if (!w->rtt_on || !eng_psn_after(w->una, w->rtt_psn))
-		return;
-	w->rtt_on = false;
-	w->srtt_ns = eng_rc_srtt(w->srtt_ns, eng_dp_now_ns() - w->rtt_at);
+	w->probing = eng_lim.wire_rc_probe_us &&
+		     eng_lim.wire_rc_probe_us * 1000 < c.timer_ns;
+	w->probe_left = w->probing ? c.timer_ns -
+				     eng_lim.wire_rc_probe_us * 1000 : 0;
+	dq->timer_at = eng_dp_now_ns() + (w->probing ?
+		       eng_lim.wire_rc_probe_us * 1000 : c.timer_ns);
 }
 
 static void una_to(struct eng_wire_rc *w, uint32_t psn)
@@ -310,7 +296,6 @@ void eng_wire_rc_comp_rx(struct eng *e, struct eng_dp_qp *dq,
 		return;		/* QP failed */
 	if (w->una != una0) {
 		w->gap_asked = false;
-		rtt_sample(w);
 		/* Progress: both retry budgets count consecutive failures. */
 		dq->retry_tries = 0;
 		if (dq->timer_kind != ENG_DP_TIMER_RNR)

@@ -140,24 +140,3 @@ uint32_t eng_rc_mtu(uint32_t path_mtu_enum, uint32_t dev_mtu_bytes)
 		a = dev_mtu_bytes;
 	return a;
 }
-
-uint64_t eng_rc_srtt(uint64_t srtt_ns, uint64_t sample_ns)
-{
-	if (!srtt_ns)
-		return sample_ns;
-	return srtt_ns - srtt_ns / 8 + sample_ns / 8;
-}
-
-uint64_t eng_rc_probe_ns(uint64_t probe_ns, uint64_t srtt_ns,
-			 uint64_t timeout_ns)
-{
-	uint64_t p = probe_ns;
-
-	if (!p)
-		return 0;
-	if (srtt_ns > UINT64_MAX / 2)
-		return 0;
-	if (2 * srtt_ns > p)
-		p = 2 * srtt_ns;
-	return p < timeout_ns ? p : 0;
-}

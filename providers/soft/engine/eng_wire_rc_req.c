@@ -201,20 +201,10 @@ static bool send_one(struct eng *e, struct eng_dp_qp *dq,
 		return false;
 	}
 	h.bth.pkey = d->pkey;
-	h.bth.ackreq = !uc && (last || w->probe_ackreq ||
-			       ++w->since_ackreq >= eng_lim.wire_rc_ackreq_pkts);
-	if (h.bth.ackreq) {
+	h.bth.ackreq = !uc && (last || ++w->since_ackreq >=
+			       eng_lim.wire_rc_ackreq_pkts);
+	if (h.bth.ackreq)
 		w->since_ackreq = 0;
-		w->probe_ackreq = false;
-	}
-	if (!uc && h.bth.ackreq && !w->rtt_on &&
-	    !eng_psn_before(h.bth.psn, w->tx_hi)) {
-		/* Sent for the first time: its ACK (or a READ's first
-		 * response) times the turnaround. */
-		w->rtt_on = true;
-		w->rtt_psn = h.bth.psn;
-		w->rtt_at = eng_dp_now_ns();
-	}
 	eng_wire_rc_dst(qp, &dst);
 	/* A packet the wire or the queue drops is lost like any other: the
 	 * transport timer brings it back (RC), the message is lost (UC). */
@@ -224,8 +214,6 @@ static bool send_one(struct eng *e, struct eng_dp_qp *dq,
 	w->tx_psn = eng_psn_add(h.bth.psn, 1);
 	if (eng_wr_is_read(x->sw.w.opcode))
 		w->tx_psn = eng_psn_add(x->psn, x->npsn);
-	if (eng_psn_after(w->tx_psn, w->tx_hi))
-		w->tx_hi = w->tx_psn;
 	if (last) {
 		w->sent++;
 		w->cur_off = 0;
@@ -274,41 +262,6 @@ static bool send_window(struct eng *e, struct eng_dp_qp *dq,
 	return did;
 }
 
-/* The PSN the last request packet sent carries: a READ's request asks
- * for its bytes not yet placed (from rd_done), whatever PSNs its
- * responses take. */
-static uint32_t last_sent_psn(struct eng_wire_rc *w)
-{
-	uint32_t last = eng_psn_sub(w->tx_psn, 1);
-
-	for (uint32_t i = 0; i < w->n && i <= w->sent; i++) {
-		struct eng_rc_went *x = ent(w, i);
-
-		if (!eng_psn_in_window(last, x->psn, x->npsn ? x->npsn : 1))
-			continue;
-		if (eng_wr_is_read(x->sw.w.opcode))
-			return eng_psn_add(x->psn,
-					   (uint32_t)(x->rd_done / w->mtu));
-		return last;
-	}
-	return w->una;
-}
-
-/* The early probe resends one packet, the last one sent, with AckReq
- * (a tail-loss probe, as TCP's RFC 8985): a responder that has it
- * re-ACKs the duplicate (IBA 9.7.5.1.1, rxe's duplicate_request), one
- * that lost the tail NAKs the gap it now sees, and a peer that is only
- * slow (a TCG guest, a descheduled engine) gets one packet for nothing,
- * not the whole flight again; a READ re-asks for one READ's data, not
- * every outstanding one's. */
-static void probe(struct eng_wire_rc *w)
-{
-	w->probing = false;
-	eng_stat_inc(wire_rc_probes);
-	eng_wire_rc_rewind(w, last_sent_psn(w));
-	w->probe_ackreq = true;
-}
-
 void eng_wire_rc_timers(struct eng *e, struct eng_dp_qp *dq)
 {
 	struct eng_wire_rc *w = dq->wrc;
@@ -327,7 +280,9 @@ void eng_wire_rc_timers(struct eng *e, struct eng_dp_qp *dq)
 		return;
 	}
 	if (dq->timer_kind == ENG_DP_TIMER_RETRY && w->probing) {
-		probe(w);
+		w->probing = false;
+		eng_stat_inc(wire_rc_probes);
+		eng_wire_rc_rewind(w, w->una);
 		dq->timer_at = eng_dp_now_ns() + w->probe_left;
 		return;
 	}
@@ -374,7 +329,6 @@ bool eng_wire_rc_req_run(struct eng *e, struct eng_dp_qp *dq,
 		w->req_init = true;
 		w->next_psn = w->tx_psn = w->una = qp->attr.sq_psn &
 						   ENG_PSN_MASK;
-		w->tx_hi = w->tx_psn;
 	}
 	if (fill(e, dq, w) < 0) {
 		eng_dp_qp_fatal(e, qp);

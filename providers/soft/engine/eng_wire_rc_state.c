@@ -101,7 +101,6 @@ void eng_wire_rc_rewind(struct eng_wire_rc *w, uint32_t psn)
 			ent(w, j)->rd_done = 0;
 		if (psn != w->tx_psn)
 			eng_stat_inc(wire_rc_retransmits);
-		w->rtt_on = false;	/* Karn: a resent packet is not timed */
 		w->tx_psn = psn;
 		w->since_ackreq = 0;
 		return;

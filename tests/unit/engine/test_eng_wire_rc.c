@@ -168,25 +168,6 @@ static void test_eng_wire_rc__mtu(void **state)
 	assert_int_equal(eng_rc_mtu(77, 0), 256);
 }
 
-static void test_eng_wire_rc__srtt_and_probe(void **state)
-{
-	(void)state;
-	/* The first sample is taken as is, then a 1/8 gain. */
-	assert_int_equal(eng_rc_srtt(0, 8000), 8000);
-	assert_int_equal(eng_rc_srtt(8000, 16000), 9000);
-	assert_int_equal(eng_rc_srtt(8000, 0), 7000);
-	/* Fast peer: the configured 2 ms; slow one: twice its turnaround. */
-	assert_int_equal(eng_rc_probe_ns(2000000, 0, 67000000), 2000000);
-	assert_int_equal(eng_rc_probe_ns(2000000, 50000, 67000000), 2000000);
-	assert_int_equal(eng_rc_probe_ns(2000000, 5000000, 67000000),
-			 10000000);
-	/* No probe at or past the transport timeout, none when off. */
-	assert_int_equal(eng_rc_probe_ns(2000000, 40000000, 67000000), 0);
-	assert_int_equal(eng_rc_probe_ns(2000000, 0, 2000000), 0);
-	assert_int_equal(eng_rc_probe_ns(0, 1000, 67000000), 0);
-	assert_int_equal(eng_rc_probe_ns(2000000, UINT64_MAX, UINT64_MAX), 0);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -197,7 +178,6 @@ int main(void)
 		cmocka_unit_test(test_eng_wire_rc__read_resp_opcodes),
 		cmocka_unit_test(test_eng_wire_rc__lengths),
 		cmocka_unit_test(test_eng_wire_rc__mtu),
-		cmocka_unit_test(test_eng_wire_rc__srtt_and_probe),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
