@@ -63,6 +63,10 @@ echo "tshark: $n of $total packets decoded as InfiniBand, $malf malformed"
 grep -h 'dropped by kernel' "$cap.log" 2>/dev/null
 [ "$n" -ge "$ITERS" ] && [ "$n" = "$total" ] && [ "$malf" = 0 ] ||
 	fail "capture: $n of $total decoded, $malf malformed"
-$PY "$PV_ROOT/tests/lib/roce_check.py" --min "$ITERS" "$cap" |
-	grep -v '^frame' || fail "ICRC check of the capture"
+# roce_check's status, not grep's (a pipeline's is its last command's).
+out=$($PY "$PV_ROOT/tests/lib/roce_check.py" --min "$ITERS" "$cap")
+rc=$?
+echo "$out" | grep -v '^frame' | head -20
+[ $rc = 77 ] && skip "$out"
+[ $rc = 0 ] || fail "ICRC check of the capture"
 echo "PASS: ibv_ud_pingpong kernel rxe <-> our pod, server on either side, ICRCs right both ways"

@@ -521,7 +521,11 @@ void eng_dev_attr(const struct eng_dev *d, struct pv_ipc_dev_attr *o)
 	o->max_mw = (uint32_t)eng_lim.max_mr;	/* eng_obj_limit(PV_OBJ_MW) */
 	o->max_pd = (uint32_t)eng_lim.max_pd;
 	o->max_qp_rd_atom = (uint32_t)eng_lim.max_rd_atom;
-	o->max_qp_init_rd_atom = (uint32_t)eng_lim.max_rd_atom;
+	/* The initiator depth is bounded apart from our responder
+	 * resources: perftest sets max_rd_atomic to the peer's
+	 * max_qp_rd_atom (kernel rxe's is 128), and what a requester has
+	 * outstanding is held in its send window, not in resources. */
+	o->max_qp_init_rd_atom = (uint32_t)eng_lim.max_init_rd_atom;
 	o->max_srq = (uint32_t)eng_lim.max_srq;
 	o->max_srq_wr = (uint32_t)eng_lim.max_srq_wr;
 	o->max_srq_sge = (uint32_t)eng_lim.max_sge;

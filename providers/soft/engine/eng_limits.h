@@ -45,6 +45,9 @@
 	X(max_srq_wr, 16384, 1, 1048576, "work requests per SRQ")	\
 	X(max_rd_atom, 16, 1, 255,					\
 	  "outstanding RDMA reads/atomics per QP")			\
+	X(max_init_rd_atom, 128, 1, 255,				\
+	  "RDMA reads/atomics a QP may initiate (max_rd_atomic; its "	\
+	  "send window bounds what is outstanding)")			\
 	X(max_mr_size_mb, 4096, 1, 1048576, "MiB per MR")		\
 	X(max_dev_fds, 1024, 8, 1048576,				\
 	  "fds the engine holds for one device's clients (channels, "	\

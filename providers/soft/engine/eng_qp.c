@@ -193,7 +193,7 @@ int eng_op_qp_modify(struct eng_req *r)
 		.phys_port_cnt = 1,
 		.pkey_tbl_len = 1,
 		.gid_tbl_len = r->c->dev->gid_count,
-		.max_qp_rd_atom = (uint32_t)eng_lim.max_rd_atom,
+		.max_qp_rd_atom = (uint32_t)eng_lim.max_init_rd_atom,
 		.max_dest_rd_atom = (uint32_t)eng_lim.max_rd_atom,
 	};
 	ret = eng_qp_modify_check(&f);
