@@ -29,6 +29,7 @@
 
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_wire_hdr.h"
+#include "providers/soft/engine/eng_wire_rtt.h"
 
 /* The hard bound of the window (eng_lim.wire_rc_window within it). */
 #define ENG_RC_WIN_MAX		128
@@ -64,10 +65,18 @@ struct eng_wire_rc {
 	uint32_t una;			/* oldest PSN not acknowledged */
 	uint32_t since_ackreq;		/* packets since the last AckReq */
 	uint32_t rd_out;		/* READ/atomics in the window */
-	bool probing;			/* the armed RETRY timer is the probe */
-	uint64_t probe_left;		/* ns of the full timeout after it */
+	uint8_t probing;		/* the armed RETRY timer is probe 1
+					 * (one packet) or 2 (go back N) */
+	uint64_t pto;			/* ns between the probes */
+	uint64_t probe_left;		/* ns of the full timeout after them */
 	bool gap_asked;			/* READ responses re-asked from */
 	uint32_t gap_psn;		/* this PSN, no progress since */
+	uint32_t last_psn;		/* of the last request packet sent */
+	uint32_t tx_hi;			/* first PSN never sent */
+	bool rtt_on;			/* a round trip is being timed: */
+	uint32_t rtt_psn;		/* from this (new) AckReq packet */
+	uint64_t rtt_t0;		/* sent then (eng_dp_now_ns) */
+	struct eng_rtt rtt;		/* paces the tail loss probe */
 	/* responder */
 	int req_prev;			/* last request opcode accepted */
 	struct eng_reth wr;		/* the WRITE in progress's RETH */

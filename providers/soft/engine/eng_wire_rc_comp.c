@@ -76,6 +76,7 @@ void eng_wire_rc_arm(struct eng_dp_qp *dq)
 	struct eng_wire_rc *w = dq->wrc;
 	struct eng_comp c = { .qp_type = IBV_QPT_RC,
 			      .timeout = dq->qp->attr.timeout };
+	uint64_t pto;
 
 	if (dq->timer_kind == ENG_DP_TIMER_RNR)
 		return;
@@ -87,15 +88,18 @@ void eng_wire_rc_arm(struct eng_dp_qp *dq)
 	eng_comp_run(&c, ENG_COMP_EV_SENT, NULL);
 	dq->timer_kind = ENG_DP_TIMER_RETRY;
 	/* A lost tail (the last packets, or their ACK) is seen by no NAK:
-	 * one early probe resends it long before the transport timeout
-	 * (IBA lets a requester retransmit any time, 9.7.6.1.3; the
-	 * responder re-ACKs duplicates). */
-	w->probing = eng_lim.wire_rc_probe_us &&
-		     eng_lim.wire_rc_probe_us * 1000 < c.timer_ns;
-	w->probe_left = w->probing ? c.timer_ns -
-				     eng_lim.wire_rc_probe_us * 1000 : 0;
-	dq->timer_at = eng_dp_now_ns() + (w->probing ?
-		       eng_lim.wire_rc_probe_us * 1000 : c.timer_ns);
+	 * two early probes go long before the transport timeout: a single
+	 * packet (eng_wire_rc_req.c's probe()) after twice the round trip
+	 * measured (queues shared by QPs make it far longer than one
+	 * packet's: the ACKs of four QPs on one socket come after the
+	 * other three's packets), and if that moved nothing, as long
+	 * again, a go-back-N from una (what a lost sequence NAK needs:
+	 * the responder NAKs a gap once). */
+	pto = eng_rtt_pto(&w->rtt, eng_lim.wire_rc_probe_us * 1000);
+	w->probing = eng_lim.wire_rc_probe_us && 2 * pto < c.timer_ns;
+	w->pto = pto;
+	w->probe_left = w->probing ? c.timer_ns - 2 * pto : 0;
+	dq->timer_at = eng_dp_now_ns() + (w->probing ? pto : c.timer_ns);
 }
 
 static void una_to(struct eng_wire_rc *w, uint32_t psn)
@@ -283,6 +287,10 @@ void eng_wire_rc_comp_rx(struct eng *e, struct eng_dp_qp *dq,
 		return;
 	}
 	una0 = w->una;
+	if (w->rtt_on && !eng_psn_before(psn, w->rtt_psn)) {
+		w->rtt_on = false;
+		eng_rtt_sample(&w->rtt, eng_dp_now_ns() - w->rtt_t0);
+	}
 	if (op == ENG_OP_RC_ACK &&
 	    eng_aeth_type(pkt->h.aeth.syndrome) == ENG_AETH_ACK) {
 		ack_upto(e, dq, psn);

@@ -99,8 +99,10 @@ void eng_wire_rc_rewind(struct eng_wire_rc *w, uint32_t psn)
 			x->rd_done = w->cur_off;
 		for (uint32_t j = i + 1; j < w->n; j++)
 			ent(w, j)->rd_done = 0;
-		if (psn != w->tx_psn)
+		if (psn != w->tx_psn) {
 			eng_stat_inc(wire_rc_retransmits);
+			w->rtt_on = false;	/* Karn's rule */
+		}
 		w->tx_psn = psn;
 		w->since_ackreq = 0;
 		return;

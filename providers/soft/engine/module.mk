@@ -77,7 +77,8 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_wire_rc_state.c \
 	providers/soft/engine/eng_wire_rc_req.c \
 	providers/soft/engine/eng_wire_rc_comp.c \
-	providers/soft/engine/eng_wire_rc_resp.c
+	providers/soft/engine/eng_wire_rc_resp.c \
+	providers/soft/engine/eng_wire_rtt.c
 
 ENG_CORE_OBJS := $(call objs,$(ENG_CORE_SRCS))
 ENG_DEPS := $(ENG_CORE_OBJS) $(PV_COMMON_OBJS) $(PV_SOFT_PROTO_OBJS) $(NETNS_LIB)
@@ -283,3 +284,6 @@ $(eval $(call unit_test,test_eng_cm,tests/unit/engine/test_eng_cm.c,$(ENG_DEPS),
 $(eval $(call unit_test,test_eng_wire_rc,tests/unit/engine/test_eng_wire_rc.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_wire_rc_pkt.o eng_port.o) $(ENG_WIRE_OBJS),))
 HEADERS_CHECK += providers/soft/engine/eng_mcast.h
 $(eval $(call unit_test,test_eng_mcast,tests/unit/engine/test_eng_mcast.c,$(ENG_DEPS),$(NETNS_LIBS)))
+# The RC requester's round-trip estimator (pure), which paces its probe.
+HEADERS_CHECK += providers/soft/engine/eng_wire_rtt.h
+$(eval $(call unit_test,test_eng_wire_rtt,tests/unit/engine/test_eng_wire_rtt.c,$(OBJDIR)/providers/soft/engine/eng_wire_rtt.o,))
