@@ -281,29 +281,36 @@ static bool send_window(struct eng *e, struct eng_dp_qp *dq,
  * flight.  The last packet sent: when only ACKs were lost its duplicate
  * is re-ACKed, acknowledging everything; when it alone was lost it fills
  * the hole; when packets before it were, the responder answers with a
- * PSN sequence NAK and the go-back-N starts there.  A READ or atomic at
- * the head is asked again at una instead (what is missing is its
- * responses, re-served from una on).  The cursor is left where it was:
- * resending the whole flight on a probe doubled the load of a queue
- * that was only slow (ib_write_bw -q 4 across nodes: 5 955 probes, 48 %
- * of the packets duplicates, 18 MB/s against 60 MB/s without probes). */
+ * PSN sequence NAK and the go-back-N starts there.  A READ is probed at
+ * its last PSN (a READ request for its last response packet): a
+ * responder still sending the READ's responses ignores it (its cursor is
+ * before it), one that finished sends that packet again, which
+ * completes the READ or shows the requester the gap to ask again from
+ * (on_data).  Asking from una instead moved a streaming responder's
+ * cursor back over what was still on its way (ib_read_bw -q 4: twice
+ * the response packets).  The cursor is left where it was: resending
+ * the whole flight on a probe doubled the load of a queue that was only
+ * slow (ib_write_bw -q 4 across nodes: 5 955 probes, 48 % of the
+ * packets duplicates, 18 MB/s against 60 MB/s without probes). */
 static void probe(struct eng *e, struct eng_dp_qp *dq, struct eng_wire_rc *w)
 {
 	uint32_t sent = w->sent, since = w->since_ackreq, tx = w->tx_psn;
 	uint32_t last = w->last_psn, psn = w->last_psn;
 	uint64_t off = w->cur_off, bytes;
 
-	if (is_rd_atomic(ent(w, 0)->sw.w.opcode) ||
-	    !eng_psn_in_window(psn, w->una,
+	if (!eng_psn_in_window(psn, w->una,
 			       (uint32_t)eng_psn_diff(w->tx_psn, w->una)))
 		psn = w->una;
 	for (uint32_t i = 0; i < w->n && i <= sent; i++) {
 		struct eng_rc_went *x = ent(w, i);
+		uint32_t k;
 
 		if (!eng_psn_in_window(psn, x->psn, x->npsn))
 			continue;
+		k = eng_wr_is_read(x->sw.w.opcode) ? x->npsn - 1 :
+		    (uint32_t)eng_psn_diff(psn, x->psn);
 		w->sent = i;
-		w->cur_off = (uint64_t)eng_psn_diff(psn, x->psn) * w->mtu;
+		w->cur_off = (uint64_t)k * w->mtu;
 		send_one(e, dq, w, &bytes, true);
 		break;
 	}
