@@ -59,15 +59,11 @@ static bool pkey_ok(uint16_t a, uint16_t b)
 	       ((a | b) & ENG_PKEY_FULL_MEMBER);
 }
 
-static bool gid_local(struct eng *e, const uint8_t gid[16])
+/* O(1) per packet (eng_gidmap.h), not a walk over every device's table:
+ * the engine may hold hundreds of pods' devices. */
+static bool gid_local(const struct eng *e, const uint8_t gid[16])
 {
-	for (uint32_t i = e->devs.min; i < e->devs.cap; i++) {
-		const struct eng_dev *x = e->devs.slot[i];
-
-		if (x && eng_gid_table_has(x->gid, x->gid_count, gid))
-			return true;
-	}
-	return false;
+	return eng_gidmap_get(&e->gids, gid) != 0;
 }
 
 /* The transport of a QP type, as the BTH opcode's top bits say it. */
@@ -140,7 +136,7 @@ enum eng_recv_verdict eng_recv_classify(struct eng *e, struct eng_dev *d,
 	memset(out, 0, sizeof(*out));
 	if (eng_wire_parse(np->data, np->len, &out->pkt) < 0)
 		return ENG_RECV_PARSE;
-	if (!eng_gid_table_has(d->gid, d->gid_count, np->dst))
+	if (!eng_gidmap_has(&e->gids, np->dst, d->id))
 		return ENG_RECV_NOT_OURS;
 	if (eng_wire_ip_build(&out->ip, np->src.gid, np->dst, np->src.port,
 			      ENG_NET_ROCE_PORT, np->len, np->tos, np->ttl,

@@ -160,7 +160,8 @@
 	X(mcast_sends)			\
 	X(mcast_delivered)		\
 	X(mcast_drops)			\
-	X(cm_mcast_joins)
+	X(cm_mcast_joins)		\
+	X(gid_index_nomem)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,

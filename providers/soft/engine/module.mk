@@ -78,7 +78,8 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_wire_rc_req.c \
 	providers/soft/engine/eng_wire_rc_comp.c \
 	providers/soft/engine/eng_wire_rc_resp.c \
-	providers/soft/engine/eng_wire_rtt.c
+	providers/soft/engine/eng_wire_rtt.c \
+	providers/soft/engine/eng_gidmap.c
 
 ENG_CORE_OBJS := $(call objs,$(ENG_CORE_SRCS))
 ENG_DEPS := $(ENG_CORE_OBJS) $(PV_COMMON_OBJS) $(PV_SOFT_PROTO_OBJS) $(NETNS_LIB)
@@ -287,3 +288,6 @@ $(eval $(call unit_test,test_eng_mcast,tests/unit/engine/test_eng_mcast.c,$(ENG_
 # The RC requester's round-trip estimator (pure), which paces its probe.
 HEADERS_CHECK += providers/soft/engine/eng_wire_rtt.h
 $(eval $(call unit_test,test_eng_wire_rtt,tests/unit/engine/test_eng_wire_rtt.c,$(OBJDIR)/providers/soft/engine/eng_wire_rtt.o,))
+# The engine's GID -> device index (pure): O(1) per-packet look-ups.
+HEADERS_CHECK += providers/soft/engine/eng_gidmap.h
+$(eval $(call unit_test,test_eng_gidmap,tests/unit/engine/test_eng_gidmap.c,$(OBJDIR)/providers/soft/engine/eng_gidmap.o,))
