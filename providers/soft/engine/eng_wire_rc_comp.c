@@ -86,6 +86,7 @@ void eng_wire_rc_arm(struct eng_dp_qp *dq)
 		return;
 	}
 	eng_comp_run(&c, ENG_COMP_EV_SENT, NULL);
+	c.timer_ns = eng_rtt_rto(&w->rtt, c.timer_ns);
 	dq->timer_kind = ENG_DP_TIMER_RETRY;
 	/* A lost tail (the last packets, or their ACK) is seen by no NAK:
 	 * two early probes go long before the transport timeout: a single

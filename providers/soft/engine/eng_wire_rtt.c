@@ -25,6 +25,17 @@ void eng_rtt_sample(struct eng_rtt *r, uint64_t ns)
 		r->srtt = 1;
 }
 
+uint64_t eng_rtt_rto(const struct eng_rtt *r, uint64_t timer_ns)
+{
+	uint64_t rto = r->srtt + 4 * r->rttvar;
+
+	if (rto <= timer_ns)
+		return timer_ns;
+	if (rto / ENG_RTT_RTO_STRETCH > timer_ns)
+		return timer_ns * ENG_RTT_RTO_STRETCH;
+	return rto;
+}
+
 uint64_t eng_rtt_pto(const struct eng_rtt *r, uint64_t min_ns)
 {
 	uint64_t pto = 2 * r->srtt;

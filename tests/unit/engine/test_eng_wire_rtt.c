@@ -2,8 +2,9 @@
 /* Unit tests of the RC requester's round-trip estimator (eng_wire_rtt.c):
  * the first sample seeds SRTT and RTTVAR = SRTT/2 (RFC 6298 2.2), later
  * ones move SRTT by 1/8 and RTTVAR by 1/4 of the difference (2.3), huge
- * samples are clamped, and the tail loss probe goes at 2 * SRTT, never
- * before the configured floor. */
+ * samples are clamped, the tail loss probe goes at 2 * SRTT, never
+ * before the configured floor, and the transport timer stretches to
+ * SRTT + 4 * RTTVAR within ENG_RTT_RTO_STRETCH times the QP's own. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -78,6 +79,27 @@ static void test_eng_wire_rtt__clamped_and_never_zero(void **state)
 	assert_true(r.srtt > 0);
 }
 
+static void test_eng_wire_rtt__rto_stretch(void **state)
+{
+	struct eng_rtt r = { 0 };
+	const uint64_t t12 = 16777216;	/* timeout 12: 4.096 us * 2^12 */
+
+	(void)state;
+	/* no sample, or a round trip well inside it: the QP's own */
+	assert_int_equal(eng_rtt_rto(&r, t12), t12);
+	eng_rtt_sample(&r, 1 * MS);
+	assert_int_equal(eng_rtt_rto(&r, t12), t12);
+	/* a backlog of 10 ms with jitter: srtt + 4 * rttvar */
+	r = (struct eng_rtt){ .srtt = 10 * MS, .rttvar = 3 * MS };
+	assert_int_equal(eng_rtt_rto(&r, t12), 22 * MS);
+	/* never more than 8 times the QP's own */
+	r = (struct eng_rtt){ .srtt = 2000 * MS, .rttvar = 100 * MS };
+	assert_int_equal(eng_rtt_rto(&r, t12), ENG_RTT_RTO_STRETCH * t12);
+	r.srtt = ENG_RTT_MAX_NS;
+	r.rttvar = ENG_RTT_MAX_NS;
+	assert_int_equal(eng_rtt_rto(&r, t12), ENG_RTT_RTO_STRETCH * t12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -85,6 +107,7 @@ int main(void)
 		cmocka_unit_test(test_eng_wire_rtt__smoothing_gains),
 		cmocka_unit_test(test_eng_wire_rtt__converges_above_floor),
 		cmocka_unit_test(test_eng_wire_rtt__clamped_and_never_zero),
+		cmocka_unit_test(test_eng_wire_rtt__rto_stretch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
