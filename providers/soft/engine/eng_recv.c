@@ -23,12 +23,15 @@
  * recovery: the first comparison matches.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
+#include <time.h>
 
 #include <infiniband/verbs.h>
 
 #include "providers/soft/engine/eng.h"
 #include "providers/soft/engine/eng_gid_own.h"
+#include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
 #include "providers/soft/engine/eng_port.h"
 #include "providers/soft/engine/eng_recv.h"
@@ -152,6 +155,31 @@ enum eng_recv_verdict eng_recv_classify(struct eng *e, struct eng_dev *d,
 	return classify_qp(d, np, out);
 }
 
+/* A datagram with a wrong Q_Key from another node: dropped and counted
+ * (classify_qp), and, as between two pods of one engine (eng_dp_rguard.c),
+ * warned about at most once a second per device.  The sender's error
+ * budget is not charged: its device is another engine's. */
+static void qkey_warn(struct eng_dev *d, const struct eng_recv *r,
+		      const struct eng_net_pkt *p)
+{
+	struct netns_gid g;
+	struct timespec ts;
+	char txt[40];
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (now - d->rguard.qkey_warn_ns < ENG_RGUARD_WARN_NS)
+		return;
+	d->rguard.qkey_warn_ns = now;
+	memcpy(g.raw, p->src.gid, 16);
+	netns_gid_format(&g, txt);
+	eng_warn("device %s (%u): %" PRIu64 " datagrams dropped for a wrong "
+		 "Q_Key (last: to QP %u from %s QP %u, over the wire)",
+		 d->name, d->id, d->rguard.qkey_errors,
+		 r->qp ? r->qp->qp_num : 0, txt, r->pkt.h.deth.sqpn);
+}
+
 void eng_net_rx(struct eng *e, struct eng_dev *d, const struct eng_net_pkt *p)
 {
 	struct eng_recv r;
@@ -196,6 +224,8 @@ void eng_net_rx(struct eng *e, struct eng_dev *d, const struct eng_net_pkt *p)
 		return;
 	case ENG_RECV_QKEY:
 		eng_stat_inc(wire_rx_qkey);
+		if (r.qp)
+			qkey_warn(d, &r, p);
 		return;
 	}
 }
