@@ -96,6 +96,10 @@
 	X(net_rx_budget, 256, 1, 65536,					\
 	  "wire: packets one device socket delivers per loop turn "	\
 	  "(the rest waits in the socket buffer)")			\
+	X(net_rx_turn_us, 100, 0, 1000000,				\
+	  "wire: microseconds one device socket may take of a loop "	\
+	  "turn, checked after each batch (the rings get theirs; 0: "	\
+	  "no bound but net_rx_budget)")				\
 	X(net_rx_gro, 1, 0, 1,						\
 	  "wire: ask for UDP_GRO on the device sockets (1) or not (0)") \
 	X(net_tx_batch, 64, 1, 1024,					\

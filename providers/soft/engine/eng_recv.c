@@ -141,6 +141,16 @@ enum eng_recv_verdict eng_recv_classify(struct eng *e, struct eng_dev *d,
 		return ENG_RECV_PARSE;
 	if (!eng_gidmap_has(&e->gids, np->dst, d->id))
 		return ENG_RECV_NOT_OURS;
+	/* Cheap before costly: a packet for no QP of d goes before its
+	 * ICRC is computed (an O(1) look-up instead of a CRC over the
+	 * whole packet and the IPv4 ID's recovery): a flood of RoCEv2-
+	 * looking garbage at random QPNs is dropped for the price of a
+	 * parse.  Such a packet is counted as wire_rx_no_qp even when it
+	 * was corrupt. */
+	if (out->pkt.h.bth.dqpn != 1 &&
+	    (!out->pkt.h.bth.dqpn ||
+	     !eng_idtab_get(&d->qps, out->pkt.h.bth.dqpn)))
+		return ENG_RECV_NO_QP;
 	if (eng_wire_ip_build(&out->ip, np->src.gid, np->dst, np->src.port,
 			      ENG_NET_ROCE_PORT, np->len, np->tos, np->ttl,
 			      0) < 0)

@@ -161,7 +161,8 @@
 	X(mcast_delivered)		\
 	X(mcast_drops)			\
 	X(cm_mcast_joins)		\
-	X(gid_index_nomem)
+	X(gid_index_nomem)		\
+	X(net_rx_time_hits)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,

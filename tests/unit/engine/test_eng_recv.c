@@ -228,6 +228,10 @@ static void test_recv__qp_checks(void **state)
 	h = ud_hdrs(0x999, QKEY, 0xffff);
 	make(&p, &h, 64, peer, me, 0);
 	assert_int_equal(classify(&p, &r), ENG_RECV_NO_QP);
+	/* refused before its ICRC is looked at: a garbage flood at
+	 * random QPNs costs no ICRC computation */
+	p.buf[p.np.len - 1] ^= 0x80;
+	assert_int_equal(classify(&p, &r), ENG_RECV_NO_QP);
 	h = ud_hdrs(0, QKEY, 0xffff);			/* QP0: none */
 	make(&p, &h, 64, peer, me, 0);
 	assert_int_equal(classify(&p, &r), ENG_RECV_NO_QP);
