@@ -117,6 +117,10 @@
 	  "wire: RC requester resends from the oldest unacknowledged "	\
 	  "PSN once after this long without an ACK, before its "	\
 	  "transport timer (not a retry; 0: off)")		\
+	X(wire_rc_rnr_hold_us, 4000, 0, 1000000,			\
+	  "wire: RC responder waits up to this long (and never longer " \
+	  "than its RNR timer) for a receive WQE before it sends an "	\
+	  "RNR NAK (0: NAK at once)")					\
 	X(cm_resp_timeout, 20, 0, 31,					\
 	  "CM on the wire: our CM response time, 4.096 us * 2^n "	\
 	  "(the kernel's 20 = 4.3 s; tests shorten it)")		\

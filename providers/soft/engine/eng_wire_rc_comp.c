@@ -92,8 +92,8 @@ void eng_wire_rc_arm(struct eng_dp_qp *dq)
 	 * responder re-ACKs duplicates). */
 	w->probing = eng_lim.wire_rc_probe_us &&
 		     eng_lim.wire_rc_probe_us * 1000 < c.timer_ns;
-	w->probe_left = w->probing ? c.timer_ns -
-				     eng_lim.wire_rc_probe_us * 1000 : 0;
+	w->probe_ns = eng_lim.wire_rc_probe_us * 1000;
+	w->probe_left = w->probing ? c.timer_ns - w->probe_ns : 0;
 	dq->timer_at = eng_dp_now_ns() + (w->probing ?
 		       eng_lim.wire_rc_probe_us * 1000 : c.timer_ns);
 }
@@ -296,6 +296,8 @@ void eng_wire_rc_comp_rx(struct eng *e, struct eng_dp_qp *dq,
 		return;		/* QP failed */
 	if (w->una != una0) {
 		w->gap_asked = false;
+		w->recover = false;
+		eng_wire_rc_skip_acked(w);
 		/* Progress: both retry budgets count consecutive failures. */
 		dq->retry_tries = 0;
 		if (dq->timer_kind != ENG_DP_TIMER_RNR)

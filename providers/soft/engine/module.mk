@@ -74,6 +74,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_wire_tx.c \
 	providers/soft/engine/eng_wire_ud.c \
 	providers/soft/engine/eng_wire_rc_pkt.c \
+	providers/soft/engine/eng_wire_rc_rstep.c \
 	providers/soft/engine/eng_wire_rc_state.c \
 	providers/soft/engine/eng_wire_rc_req.c \
 	providers/soft/engine/eng_wire_rc_comp.c \
