@@ -153,6 +153,22 @@ enum eng_rc_ract eng_rc_resp_classify(struct eng_psn_rx *rx,
  * replaces (rnr_ns), at most hold_max_ns. */
 uint64_t eng_rc_hold_ns(uint64_t rnr_ns, uint64_t hold_max_ns);
 
+/* ---- eng_wire_rc_gbn.c (pure) ---- */
+/* What an ACK of PSN p acknowledges in w's window. */
+struct eng_rc_acked {
+	uint32_t ncomplete;	/* head entries that complete (success) */
+	bool local_err;		/* then the head completes with its error */
+	bool go_back;		/* then a READ/atomic was passed without
+				 * its response: ask again from una */
+	uint32_t una;		/* the oldest PSN not acknowledged after */
+};
+void eng_rc_ack_scan(const struct eng_wire_rc *w, uint32_t p,
+		     struct eng_rc_acked *a);
+/* The packet the tail-loss probe resends (the last one sent): its entry
+ * (index from the head) and byte offset; false when there is none. */
+bool eng_rc_probe_at(const struct eng_wire_rc *w, uint32_t *idx,
+		     uint64_t *off);
+
 /* ---- eng_wire_rc_state.c ---- */
 /* The QP's wire state, allocated on first use; NULL when out of memory. */
 struct eng_wire_rc *eng_wire_rc_get(struct eng_dp_qp *dq);

@@ -28,11 +28,6 @@ static struct eng_rc_went *head_ent(struct eng_wire_rc *w)
 	return &w->win[w->head % w->cap];
 }
 
-static uint32_t last_psn(const struct eng_rc_went *x)
-{
-	return eng_psn_add(x->psn, x->npsn ? x->npsn - 1 : 0);
-}
-
 void eng_wire_rc_complete_head(struct eng *e, struct eng_dp_qp *dq,
 			       int status)
 {
@@ -110,36 +105,26 @@ static void una_to(struct eng_wire_rc *w, uint32_t psn)
 static bool ack_upto(struct eng *e, struct eng_dp_qp *dq, uint32_t p)
 {
 	struct eng_wire_rc *w = dq->wrc;
+	struct eng_rc_acked a;
 
-	while (dq->wrc == w && w->n) {
-		struct eng_rc_went *x = head_ent(w);
-		uint32_t op = x->sw.w.opcode;
-
-		if (x->status && w->sent == 0) {
-			eng_wire_rc_complete_head(e, dq, x->status);
-			return false;
-		}
-		if (eng_psn_before(p, x->psn))
-			break;
-		if (eng_psn_before(p, last_psn(x))) {
-			if (!eng_wr_is_read(op))
-				una_to(w, eng_psn_add(p, 1));
-			break;
-		}
-		if (eng_wr_is_read(op) || eng_wr_is_atomic(op)) {
-			/* Acknowledged past without its response: ask
-			 * again, once until something moves. */
-			if (!w->gap_asked || w->gap_psn != w->una) {
-				w->gap_asked = true;
-				w->gap_psn = w->una;
-				eng_wire_rc_rewind(w, w->una);
-			}
-			break;
-		}
-		una_to(w, eng_psn_add(last_psn(x), 1));
+	eng_rc_ack_scan(w, p, &a);
+	for (uint32_t i = 0; i < a.ncomplete && dq->wrc == w; i++)
 		eng_wire_rc_complete_head(e, dq, IBV_WC_SUCCESS);
+	if (dq->wrc != w)
+		return false;
+	una_to(w, a.una);
+	if (a.local_err) {
+		eng_wire_rc_complete_head(e, dq, head_ent(w)->status);
+		return false;
 	}
-	return dq->wrc == w;
+	/* Acknowledged past without its response: ask again, once until
+	 * something moves. */
+	if (a.go_back && (!w->gap_asked || w->gap_psn != w->una)) {
+		w->gap_asked = true;
+		w->gap_psn = w->una;
+		eng_wire_rc_rewind(w, w->una);
+	}
+	return true;
 }
 
 static void comp_load(const struct eng_dp_qp *dq, const struct eng_rc_went *x,

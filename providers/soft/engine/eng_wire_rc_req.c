@@ -254,22 +254,12 @@ static bool send_one(struct eng *e, struct eng_dp_qp *dq,
 static void probe_tail(struct eng *e, struct eng_dp_qp *dq,
 		       struct eng_wire_rc *w)
 {
-	uint32_t p = eng_psn_sub(w->tx_psn, 1), paylen;
+	uint32_t i, paylen;
+	uint64_t off;
 	bool last;
 
-	for (uint32_t i = 0; i < w->n && i <= w->sent; i++) {
-		struct eng_rc_went *x = ent(w, i);
-		uint64_t off;
-
-		if (x->status || !eng_psn_in_window(p, x->psn, x->npsn))
-			continue;
-		off = eng_wr_is_read(x->sw.w.opcode) ? x->rd_done :
-		      (uint64_t)(uint32_t)eng_psn_diff(p, x->psn) * w->mtu;
-		if (off && off >= x->total)
-			return;
-		(void)send_pkt(e, dq, w, x, off, true, &paylen, &last);
-		return;
-	}
+	if (eng_rc_probe_at(w, &i, &off))
+		(void)send_pkt(e, dq, w, ent(w, i), off, true, &paylen, &last);
 }
 
 /* UC completes a WQE once its last packet left (no ACKs, IBA 9.8). */
