@@ -162,6 +162,12 @@ static void on_nak(struct eng *e, struct eng_dp_qp *dq, uint32_t psn,
 		r.kind = ENG_DP_REPLY_NAK;
 		if (r.code == ENG_DP_NAK_PSN_SEQ)
 			eng_stat_inc(wire_rc_seq_naks_rcvd);
+		/* The packets that followed an RNR NAK'd request find a
+		 * gap at its PSN: the RNR back-off resends from there
+		 * anyway, and the request was not lost, so no retry. */
+		if (r.code == ENG_DP_NAK_PSN_SEQ && psn == w->una &&
+		    dq->timer_kind == ENG_DP_TIMER_RNR)
+			return;
 	}
 	comp_load(dq, x, &c);
 	st = eng_comp_run(&c, ENG_COMP_EV_REPLY, &r);

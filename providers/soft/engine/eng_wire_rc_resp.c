@@ -405,8 +405,15 @@ static void hold_retry(struct eng *e, struct eng_dp_qp *dq)
 		return;		/* the QP failed, or it still waits */
 	w->hold = false;
 	dq->resp_timer_at = 0;
-	if (dq->rpsn.epsn == epsn0)
-		return;		/* RNR NAK'd: the requester goes back to it */
+	if (dq->rpsn.epsn == epsn0) {
+		/* RNR NAK'd: the requester goes back to it, so the gap the
+		 * dropped requests leave needs no NAK of its own. */
+		if (w->hold_dropped) {
+			dq->rpsn.nak_sent = true;
+			dq->rpsn.oos_max = dq->rpsn.epsn;
+		}
+		return;
+	}
 	eng_stat_inc(wire_rc_rnr_held_ok);
 	if (w->hold_dropped) {
 		eng_stat_inc(wire_rc_seq_naks_sent);
