@@ -118,10 +118,14 @@
 	X(wire_rc_read_burst, 64, 1, 65536,				\
 	  "wire: RC READ response packets a QP sends per turn")		\
 	X(wire_rc_probe_us, 2000, 0, 1000000,				\
-	  "wire: RC requester probes after max(this, 2 x its measured "	\
-	  "round trip) without an ACK: one packet, then as long "	\
-	  "after, a go-back-N; before its transport timer (not a "	\
-	  "retry; 0: off)")						\
+	  "wire: RC requester's first tail probe (its last packet "	\
+	  "again, AckReq; then at doubling intervals) after max(this, "	\
+	  "2 x its measured round trip) without an ACK, before its "	\
+	  "transport timer (not a retry; 0: off)")			\
+	X(wire_rc_rnr_hold_us, 4000, 0, 1000000,			\
+	  "wire: RC responder waits up to this long (and never longer " \
+	  "than its RNR timer) for a receive WQE before it sends an "	\
+	  "RNR NAK (0: NAK at once)")					\
 	X(cm_resp_timeout, 20, 0, 31,					\
 	  "CM on the wire: our CM response time, 4.096 us * 2^n "	\
 	  "(the kernel's 20 = 4.3 s; tests shorten it)")		\

@@ -138,6 +138,9 @@
 	X(wire_rc_nomem)	\
 	X(wire_uc_dropped)	\
 	X(wire_rc_probes)		\
+	X(wire_rc_rnr_held)	\
+	X(wire_rc_rnr_held_ok)	\
+	X(wire_rc_held_drops)	\
 	X(cm_wire_tx)	\
 	X(cm_wire_tx_errors)	\
 	X(cm_wire_resends)	\

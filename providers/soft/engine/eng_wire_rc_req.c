@@ -10,10 +10,7 @@
  * wire_rc_ackreq_pkts packets, so a long message's window drains.  What
  * is in flight is bounded in packets (wire_rc_flight_pkts) and in READs
  * and atomics (max_rd_atomic, IBA 9.7.2.1).  Go back N rewinds the send
- * cursor to a PSN inside the window.  Before the transport timer, one
- * tail loss probe (a single packet, see probe()) goes after twice the
- * measured round trip (eng_wire_rtt.h), at least wire_rc_probe_us,
- * and, when it moved nothing, a go-back-N as long after it.
+ * cursor to a PSN inside the window.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -179,37 +176,34 @@ static int build(struct eng_qp *qp, struct eng_wire_rc *w,
 	return IBV_WC_SUCCESS;
 }
 
-/* Sends the next packet of the entry at w->sent; false when nothing can
- * go now.  *bytes: payload sent.  ackreq: AckReq set whatever the count. */
-static bool send_one(struct eng *e, struct eng_dp_qp *dq,
-		     struct eng_wire_rc *w, uint64_t *bytes, bool ackreq)
+/* Puts the packet of x at byte off on the wire (AckReq when ackreq or
+ * when due); a WC status (x's own error: nothing was sent).  *paylen,
+ * *last: what the packet carried. */
+static int send_pkt(struct eng *e, struct eng_dp_qp *dq, struct eng_wire_rc *w,
+		    struct eng_rc_went *x, uint64_t off, bool ackreq,
+		    uint32_t *paylen, bool *last)
 {
 	struct eng_qp *qp = dq->qp;
 	struct eng_dev *d = qp->o.conn->dev;
-	struct eng_rc_went *x = ent(w, w->sent);
 	struct eng_pkt_hdrs h = { 0 };
 	struct eng_seg segs[ENG_SGE_MAX];
 	struct eng_wire_dst dst;
-	uint32_t paylen, nseg;
-	bool last, uc = qp->init.qp_type == IBV_QPT_UC;
+	bool uc = qp->init.qp_type == IBV_QPT_UC;
+	uint32_t nseg;
 	int st;
 
-	if (x->status)
-		return false;	/* completes with its error at the head */
-	st = build(qp, w, x, w->cur_off, &h, &paylen, &last);
+	st = build(qp, w, x, off, &h, paylen, last);
 	if (st == IBV_WC_SUCCESS)
-		st = pay_segs(qp, x, w->cur_off, paylen, segs, &nseg);
-	if (st != IBV_WC_SUCCESS) {
-		x->status = st;
-		return false;
-	}
+		st = pay_segs(qp, x, off, *paylen, segs, &nseg);
+	if (st != IBV_WC_SUCCESS)
+		return st;
 	h.bth.pkey = d->pkey;
-	h.bth.ackreq = !uc && (ackreq || last || ++w->since_ackreq >=
+	h.bth.ackreq = !uc && (ackreq || *last || ++w->since_ackreq >=
 			       eng_lim.wire_rc_ackreq_pkts);
 	if (h.bth.ackreq)
 		w->since_ackreq = 0;
-	/* The round trip of a new packet only (Karn): a resent one's ACK
-	 * may answer the first copy. */
+	/* The round trip of a new packet only (Karn): a resent one's
+	 * answer may be the first copy's. */
 	if (h.bth.ackreq && !w->rtt_on &&
 	    eng_psn_diff(h.bth.psn, w->tx_hi) >= 0) {
 		w->rtt_on = true;
@@ -219,11 +213,30 @@ static bool send_one(struct eng *e, struct eng_dp_qp *dq,
 	eng_wire_rc_dst(qp, &dst);
 	/* A packet the wire or the queue drops is lost like any other: the
 	 * transport timer brings it back (RC), the message is lost (UC). */
-	if (eng_wire_tx(e, d, &dst, &h, segs, nseg, paylen) < 0)
+	if (eng_wire_tx(e, d, &dst, &h, segs, nseg, *paylen) < 0)
 		eng_stat_inc(wire_rc_tx_lost);
+	return IBV_WC_SUCCESS;
+}
+
+/* Sends the next packet of the entry at w->sent; false when nothing can
+ * go now.  *bytes: payload sent. */
+static bool send_one(struct eng *e, struct eng_dp_qp *dq,
+		     struct eng_wire_rc *w, uint64_t *bytes)
+{
+	struct eng_rc_went *x = ent(w, w->sent);
+	uint32_t paylen;
+	bool last;
+	int st;
+
+	if (x->status)
+		return false;	/* completes with its error at the head */
+	st = send_pkt(e, dq, w, x, w->cur_off, w->recover, &paylen, &last);
+	if (st != IBV_WC_SUCCESS) {
+		x->status = st;
+		return false;
+	}
 	*bytes = paylen;
-	w->last_psn = h.bth.psn;
-	w->tx_psn = eng_psn_add(h.bth.psn, 1);
+	w->tx_psn = eng_psn_add(x->psn, (uint32_t)(w->cur_off / w->mtu) + 1);
 	if (eng_wr_is_read(x->sw.w.opcode))
 		w->tx_psn = eng_psn_add(x->psn, x->npsn);
 	if (eng_psn_after(w->tx_psn, w->tx_hi))
@@ -235,6 +248,29 @@ static bool send_one(struct eng *e, struct eng_dp_qp *dq,
 		w->cur_off += paylen;
 	}
 	return true;
+}
+
+/*
+ * The tail-loss probe: the last packet sent goes again, with AckReq, and
+ * the send cursor stays where it is.  Its answer says what happened: a
+ * duplicate is re-ACKed (only the ACKs were lost, or late), an out of
+ * sequence one is NAK'd at the first missing PSN (go back N from there).
+ * Going back N from una here instead resent the whole flight whenever
+ * the peer was merely slower than wire_rc_probe_us (a loaded node): the
+ * duplicates doubled its load, overflowed its socket buffer, lost ACKs
+ * and NAKs, and ended in consecutive timeouts, RETRY_EXC_ERR, on a link
+ * that lost nothing.  A READ goes again from what it placed.
+ */
+static void probe_tail(struct eng *e, struct eng_dp_qp *dq,
+		       struct eng_wire_rc *w)
+{
+	uint32_t i, paylen;
+	uint64_t off;
+	bool last;
+
+	if (eng_rc_probe_at(w, &i, &off))
+		(void)send_pkt(e, dq, w, ent(w, i), off, true, &paylen, &last);
+	w->rtt_on = false;	/* Karn: the answer may be the probe's */
 }
 
 /* UC completes a WQE once its last packet left (no ACKs, IBA 9.8). */
@@ -254,7 +290,7 @@ static bool send_window(struct eng *e, struct eng_dp_qp *dq,
 			struct eng_wire_rc *w, struct eng_dp_budget *b)
 {
 	bool rc = dq->qp->init.qp_type == IBV_QPT_RC, did = false;
-	uint64_t flight = eng_lim.wire_rc_flight_pkts;
+	uint64_t flight = w->recover ? 1 : eng_lim.wire_rc_flight_pkts;
 
 	while (w->sent < w->n && b->bytes) {
 		uint64_t bytes = 0;
@@ -263,7 +299,7 @@ static bool send_window(struct eng *e, struct eng_dp_qp *dq,
 		 * of a go-back-N in progress. */
 		if (rc && eng_psn_diff(w->tx_psn, w->una) >= (int64_t)flight)
 			break;
-		if (!send_one(e, dq, w, &bytes, false))
+		if (!send_one(e, dq, w, &bytes))
 			break;
 		did = true;
 		bytes = bytes > WQE_MIN_COST ? bytes : WQE_MIN_COST;
@@ -274,52 +310,6 @@ static bool send_window(struct eng *e, struct eng_dp_qp *dq,
 	if (did && rc && dq->timer_kind == ENG_DP_TIMER_NONE)
 		eng_wire_rc_arm(dq);
 	return did;
-}
-
-/* The tail loss probe (as TCP's, RFC 8985 7.3; IBA lets a requester
- * resend any time, 9.7.6.1.3): one packet with AckReq set, not the
- * flight.  The last packet sent: when only ACKs were lost its duplicate
- * is re-ACKed, acknowledging everything; when it alone was lost it fills
- * the hole; when packets before it were, the responder answers with a
- * PSN sequence NAK and the go-back-N starts there.  A READ is probed at
- * its last PSN (a READ request for its last response packet): a
- * responder still sending the READ's responses ignores it (its cursor is
- * before it), one that finished sends that packet again, which
- * completes the READ or shows the requester the gap to ask again from
- * (on_data).  Asking from una instead moved a streaming responder's
- * cursor back over what was still on its way (ib_read_bw -q 4: twice
- * the response packets).  The cursor is left where it was: resending
- * the whole flight on a probe doubled the load of a queue that was only
- * slow (ib_write_bw -q 4 across nodes: 5 955 probes, 48 % of the
- * packets duplicates, 18 MB/s against 60 MB/s without probes). */
-static void probe(struct eng *e, struct eng_dp_qp *dq, struct eng_wire_rc *w)
-{
-	uint32_t sent = w->sent, since = w->since_ackreq, tx = w->tx_psn;
-	uint32_t last = w->last_psn, psn = w->last_psn;
-	uint64_t off = w->cur_off, bytes;
-
-	if (!eng_psn_in_window(psn, w->una,
-			       (uint32_t)eng_psn_diff(w->tx_psn, w->una)))
-		psn = w->una;
-	for (uint32_t i = 0; i < w->n && i <= sent; i++) {
-		struct eng_rc_went *x = ent(w, i);
-		uint32_t k;
-
-		if (!eng_psn_in_window(psn, x->psn, x->npsn))
-			continue;
-		k = eng_wr_is_read(x->sw.w.opcode) ? x->npsn - 1 :
-		    (uint32_t)eng_psn_diff(psn, x->psn);
-		w->sent = i;
-		w->cur_off = (uint64_t)k * w->mtu;
-		send_one(e, dq, w, &bytes, true);
-		break;
-	}
-	w->sent = sent;
-	w->cur_off = off;
-	w->since_ackreq = since;
-	w->tx_psn = tx;
-	w->last_psn = last;
-	w->rtt_on = false;	/* Karn: the answer may be the probe's */
 }
 
 void eng_wire_rc_timers(struct eng *e, struct eng_dp_qp *dq)
@@ -333,6 +323,7 @@ void eng_wire_rc_timers(struct eng *e, struct eng_dp_qp *dq)
 		.retry_tries = dq->retry_tries, .timer_kind = dq->timer_kind,
 	};
 	enum eng_comp_st st;
+	bool was_retry;
 
 	if (!w || !w->n) {
 		dq->timer_kind = ENG_DP_TIMER_NONE;
@@ -340,24 +331,30 @@ void eng_wire_rc_timers(struct eng *e, struct eng_dp_qp *dq)
 		return;
 	}
 	if (dq->timer_kind == ENG_DP_TIMER_RETRY && w->probing) {
+		/* One packet each, so probes go on, at twice the interval
+		 * each time, within the transport timeout: a lost NAK or
+		 * ACK costs a few probe intervals, not the timeout. */
 		eng_stat_inc(wire_rc_probes);
-		if (w->probing++ == 1) {
-			probe(e, dq, w);
-			dq->timer_at = eng_dp_now_ns() + w->pto;
-			return;
-		}
-		w->probing = 0;
-		eng_wire_rc_rewind(w, w->una);
-		dq->timer_at = eng_dp_now_ns() + w->probe_left;
+		probe_tail(e, dq, w);
+		w->probe_ns *= 2;
+		w->probing = w->probe_ns < w->probe_left;
+		if (w->probing)
+			w->probe_left -= w->probe_ns;
+		dq->timer_at = eng_dp_now_ns() + (w->probing ? w->probe_ns :
+						  w->probe_left);
 		return;
 	}
-	if (dq->timer_kind == ENG_DP_TIMER_RETRY)
+	was_retry = dq->timer_kind == ENG_DP_TIMER_RETRY;
+	if (was_retry)
 		eng_stat_inc(wire_rc_timeouts);
 	st = eng_comp_run(&c, ENG_COMP_EV_TIMER, NULL);
 	dq->retry_tries = c.retry_tries;
 	dq->timer_kind = ENG_DP_TIMER_NONE;
 	dq->timer_at = 0;
 	if (st == ENG_COMP_ST_RESEND) {
+		/* IBA 9.7.6.1.3 resends from the oldest unacknowledged PSN;
+		 * the rest follows once it is answered (recover). */
+		w->recover = was_retry;
 		eng_wire_rc_rewind(w, w->una);
 		return;
 	}
@@ -394,7 +391,7 @@ bool eng_wire_rc_req_run(struct eng *e, struct eng_dp_qp *dq,
 		w->req_init = true;
 		w->next_psn = w->tx_psn = w->una = qp->attr.sq_psn &
 						   ENG_PSN_MASK;
-		w->tx_hi = w->last_psn = w->una;
+		w->tx_hi = w->una;
 	}
 	if (fill(e, dq, w) < 0) {
 		eng_dp_qp_fatal(e, qp);

@@ -74,6 +74,8 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_wire_tx.c \
 	providers/soft/engine/eng_wire_ud.c \
 	providers/soft/engine/eng_wire_rc_pkt.c \
+	providers/soft/engine/eng_wire_rc_rstep.c \
+	providers/soft/engine/eng_wire_rc_gbn.c \
 	providers/soft/engine/eng_wire_rc_state.c \
 	providers/soft/engine/eng_wire_rc_req.c \
 	providers/soft/engine/eng_wire_rc_comp.c \
@@ -291,3 +293,7 @@ $(eval $(call unit_test,test_eng_wire_rtt,tests/unit/engine/test_eng_wire_rtt.c,
 # The engine's GID -> device index (pure): O(1) per-packet look-ups.
 HEADERS_CHECK += providers/soft/engine/eng_gidmap.h
 $(eval $(call unit_test,test_eng_gidmap,tests/unit/engine/test_eng_gidmap.c,$(OBJDIR)/providers/soft/engine/eng_gidmap.o,))
+# RC on the wire driven by scripted packets: the responder's first
+# decision (eng_wire_rc_rstep.c) behind the real parse and ICRC check, the
+# requester's window decisions (eng_wire_rc_gbn.c) and the completer.
+$(eval $(call unit_test,test_eng_wire_rc_steps,tests/unit/engine/test_eng_wire_rc_steps.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_wire_rc_rstep.o eng_wire_rc_gbn.o eng_wire_rc_pkt.o eng_resp_res.o eng_comp_sm.o eng_dp_timer.o eng_port.o) $(ENG_WIRE_IP_OBJS),))
