@@ -42,8 +42,8 @@ ms() { echo $(( $(date +%s%N) / 1000000 )); }
 FLOOD_SECS=${FLOOD_SECS:-12}
 # Under ASan (make check SAN=1) memcpy is several times slower: smaller
 # writes keep the drain after the flood inside the programs' 60 s alarm.
-[ -n "${ASAN_OPTIONS:-}" ] && FLOOD_MB=${FLOOD_MB:-128}
 [ "${PV_TOPO:-}" = cross ] && FLOOD_MB=${FLOOD_MB:-8}
+[ -n "${ASAN_OPTIONS:-}" ] && FLOOD_MB=${FLOOD_MB:-128}
 run c d write "${FLOOD_MB:-1024}" "$FLOOD_SECS" 16 "${FLOOD_QPS:-2}" >"$TMP/flood.out" 2>&1 &
 fpid=$!
 wait_until 60 grep -q "hostile: flooding" "$TMP/flood.out" ||
