@@ -6,8 +6,14 @@
 # junk).  Pods a and b, both on node 1, keep an RC ping-pong going through
 # node 1's engine (dpt_flood pingpong, 64 B) before and during the flood.
 # Their median round trip under the flood must stay within
-# NOISY_MAX_RATIO (default 8) times their own unloaded median of the same
-# run (a ratio: this machine's absolute figures move with its load).
+# NOISY_MAX_RATIO (default 12) times their own unloaded median of the
+# same run (a ratio: this machine's absolute figures move with its load).
+# Measured on the 2-core development machine: 1.0-1.1x under a load
+# average of ~12 (medians ~40 us), 4.8-6.1x when quiet (7.7 us unloaded,
+# ~90k garbage datagrams/s: the kernel's forwarding and receive of each
+# run in softirq on the same two cores, whatever nice says; with
+# net_rx_turn_us=0 the same, so the bound the engine adds is not what
+# that costs).
 # The flood is counted where it is dropped (wire_rx_no_qp before any ICRC
 # is computed, wire_rx_icrc_err for those at QP1, the net_rx_* counters),
 # and node 1's engine lives.  The flooders run at nice 19 (NOISY_NICE):
@@ -30,7 +36,7 @@ node_pod_add 1 a
 node_pod_add 1 b
 node_pod_add 2 x
 SECS=${NOISY_SECS:-3}
-MAX=${NOISY_MAX_RATIO:-8}
+MAX=${NOISY_MAX_RATIO:-12}
 
 stat1() { node_pvctl 1 stats | awk -v k="$1" '$1 == k { print $2 }'; }
 
