@@ -172,8 +172,21 @@ case_fail() {
 		echo "---- node 2's engine log (tail)"
 		tail -15 "$ENGINE_LOG_B"
 	fi
+	pods_wire_stats
 	echo
 	echo "----"
+}
+
+# pods_wire_stats: the wire's non-zero counters of both engines
+# (cross-node only), so a failure says what the transport saw: drops,
+# retransmissions, timeouts, NAKs, socket overflows.
+pods_wire_stats() {
+	[ "${PV_TOPO:-}" = cross ] || return 0
+	for _ws_n in 1 2; do
+		echo "---- node $_ws_n's wire counters (since its engine started)"
+		pvctl_node "$_ws_n" stats 2>/dev/null |
+			awk '$1 ~ /^(wire_|net_|dp_rnr)/ && $2 != 0' | paste - - -
+	done
 }
 
 # pair_case NAME SECS "SERVER CMD" "CLIENT CMD": runs both sides, checks
@@ -248,6 +261,7 @@ dpt_run() {
 		echo "---- ${_dr_prog##*/} exited $_dr_rc (124 = timeout); engine log (tail):"
 		tail -15 "$ENGINE_LOG"
 		[ -n "${ENGINE_LOG_B:-}" ] && tail -15 "$ENGINE_LOG_B"
+		pods_wire_stats
 		echo
 	fi
 	return "$_dr_rc"

@@ -18,6 +18,7 @@
 
 #include "netns/netns.h"
 #include "providers/soft/engine/eng_gid_own.h"
+#include "providers/soft/engine/eng_gidmap.h"
 #include "providers/soft/engine/eng_handles.h"
 #include "providers/soft/engine/eng_idtab.h"
 #include "providers/soft/engine/eng_list.h"
@@ -143,6 +144,7 @@ struct eng {
 	struct eng_pollable unproven_timer;	/* closes the late ones */
 	uint32_t next_conn_id;
 	struct eng_idtab devs;		/* dev id -> struct eng_dev */
+	struct eng_gidmap gids;		/* GID -> dev id (eng_gidmap.h) */
 	bool stop;
 	uint8_t *reply;			/* PV_IPC_MAX_PAYLOAD bytes */
 	/* Pollables closed while an epoll batch runs are freed after it,

@@ -219,6 +219,28 @@ static void note_conflicts(struct eng_dev *d, const struct eng_gid_claim *cl)
 static void gids_reclaim(struct eng *e, const struct eng_dev *released_by);
 static void gids_evict(struct eng *e, const struct eng_dev *d);
 
+/* The engine's GID index (eng_gidmap.h) follows d's table; this file is
+ * its only writer.  An insert that finds no memory (a few KiB) leaves the
+ * GID out: packets to it are dropped as not ours, and one claiming it as
+ * its source is no longer seen as a forged local one, so it is counted
+ * and logged. */
+static void gids_unindex(struct eng *e, const struct eng_dev *d)
+{
+	for (uint32_t i = 0; i < d->gid_count; i++)
+		eng_gidmap_del(&e->gids, d->gid[i].gid, d->id);
+}
+
+static void gids_index(struct eng *e, const struct eng_dev *d)
+{
+	for (uint32_t i = 0; i < d->gid_count; i++) {
+		if (eng_gidmap_put(&e->gids, d->gid[i].gid, d->id) == 0)
+			continue;
+		eng_stat_inc(gid_index_nomem);
+		eng_warn("device %s (%u): GID index out of memory",
+			 d->name, d->id);
+	}
+}
+
 /* Rebuilds d's table from its candidates, leaving out what other devices
  * own.  If d let a GID go, devices that wanted it get another look. */
 static void gids_rebuild(struct eng *e, struct eng_dev *d, bool may_reclaim)
@@ -236,12 +258,14 @@ static void gids_rebuild(struct eng *e, struct eng_dev *d, bool may_reclaim)
 		return;
 	released = eng_gid_released(d->gid, d->gid_count,
 				    (const uint8_t (*)[16])cl.gid, cl.count);
+	gids_unindex(e, d);
 	memset(d->gid, 0, sizeof(d->gid));
 	for (uint32_t i = 0; i < cl.count; i++) {
 		memcpy(d->gid[i].gid, cl.gid[i], 16);
 		d->gid[i].gid_type = PV_GID_TYPE_ROCE_V2;
 	}
 	d->gid_count = cl.count;
+	gids_index(e, d);
 	eng_stat_inc(gid_changes);
 	eng_info("device %s (%u): GID table now has %u entries", d->name,
 		 d->id, cl.count);
@@ -470,6 +494,7 @@ void eng_dev_remove(struct eng *e, struct eng_dev *d)
 	if (d->ns_fd >= 0)
 		close(d->ns_fd);
 	eng_idtab_free(&e->devs, d->id);
+	gids_unindex(e, d);
 	/* Out of the registry, its GIDs are free for devices that wanted
 	 * them. */
 	if (d->gid_count)

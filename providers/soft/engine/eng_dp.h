@@ -160,6 +160,9 @@ struct eng_dp_qp {
 	/* RC/UC on the wire: window, cursors (eng_wire_rc.h); NULL until
 	 * the QP's first packet. */
 	struct eng_wire_rc *wrc;
+	/* The wire responder's hold deadline (eng_wire_rc.h), 0 = none:
+	 * the scheduler wakes for it as for timer_at. */
+	uint64_t resp_timer_at;
 };
 
 struct eng_dp_mr {

@@ -167,6 +167,8 @@ static int64_t next_timer(struct eng_dp_sched *s, uint64_t now)
 		if (dq->timer_kind != ENG_DP_TIMER_NONE &&
 		    (!best || dq->timer_at < best))
 			best = dq->timer_at;
+		if (dq->resp_timer_at && (!best || dq->resp_timer_at < best))
+			best = dq->resp_timer_at;
 	}
 	if (!best)
 		return -1;

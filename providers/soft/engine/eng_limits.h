@@ -99,6 +99,10 @@
 	X(net_rx_budget, 256, 1, 65536,					\
 	  "wire: packets one device socket delivers per loop turn "	\
 	  "(the rest waits in the socket buffer)")			\
+	X(net_rx_turn_us, 100, 0, 1000000,				\
+	  "wire: microseconds one device socket may take of a loop "	\
+	  "turn, checked after each batch (the rings get theirs; 0: "	\
+	  "no bound but net_rx_budget)")				\
 	X(net_rx_gro, 1, 0, 1,						\
 	  "wire: ask for UDP_GRO on the device sockets (1) or not (0)") \
 	X(net_tx_batch, 64, 1, 1024,					\
@@ -120,9 +124,14 @@
 	X(wire_rc_read_burst, 64, 1, 65536,				\
 	  "wire: RC READ response packets a QP sends per turn")		\
 	X(wire_rc_probe_us, 2000, 0, 1000000,				\
-	  "wire: RC requester resends from the oldest unacknowledged "	\
-	  "PSN once after this long without an ACK, before its "	\
-	  "transport timer (not a retry; 0: off)")		\
+	  "wire: RC requester's first tail probe (its last packet "	\
+	  "again, AckReq; then at doubling intervals) after max(this, "	\
+	  "2 x its measured round trip) without an ACK, before its "	\
+	  "transport timer (not a retry; 0: off)")			\
+	X(wire_rc_rnr_hold_us, 4000, 0, 1000000,			\
+	  "wire: RC responder waits up to this long (and never longer " \
+	  "than its RNR timer) for a receive WQE before it sends an "	\
+	  "RNR NAK (0: NAK at once)")					\
 	X(cm_resp_timeout, 20, 0, 31,					\
 	  "CM on the wire: our CM response time, 4.096 us * 2^n "	\
 	  "(the kernel's 20 = 4.3 s; tests shorten it)")		\

@@ -11,6 +11,7 @@
 #include "providers/soft/engine/eng.h"
 #include "providers/soft/engine/eng_cm.h"
 #include "providers/soft/engine/eng_cm_wire.h"
+#include "providers/soft/engine/eng_csprng.h"
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_loop.h"
@@ -30,6 +31,8 @@ int eng_init(struct eng *e)
 	eng_list_init(&e->net_dirty);
 	e->conn_expired = eng_conn_close;
 	eng_idtab_init(&e->devs, 1, 0xffff);
+	eng_gidmap_init(&e->gids, (uint64_t)eng_csprng_u32() << 32 |
+				  eng_csprng_u32());
 	e->self_ns_known = netns_id_of_pid(getpid(), &e->self_ns) == 0;
 	e->reply = malloc(PV_IPC_MAX_PAYLOAD);
 	if (!e->reply)
@@ -52,6 +55,7 @@ void eng_fini(struct eng *e)
 		if (e->devs.slot[i])
 			eng_dev_remove(e, e->devs.slot[i]);
 	eng_idtab_fini(&e->devs);
+	eng_gidmap_fini(&e->gids);
 	eng_cm_fini(e);
 	eng_cm_wire_fini(e);
 	eng_dp_sched_fini(e);

@@ -23,12 +23,15 @@
  * recovery: the first comparison matches.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
+#include <time.h>
 
 #include <infiniband/verbs.h>
 
 #include "providers/soft/engine/eng.h"
 #include "providers/soft/engine/eng_gid_own.h"
+#include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
 #include "providers/soft/engine/eng_port.h"
 #include "providers/soft/engine/eng_recv.h"
@@ -59,15 +62,11 @@ static bool pkey_ok(uint16_t a, uint16_t b)
 	       ((a | b) & ENG_PKEY_FULL_MEMBER);
 }
 
-static bool gid_local(struct eng *e, const uint8_t gid[16])
+/* O(1) per packet (eng_gidmap.h), not a walk over every device's table:
+ * the engine may hold hundreds of pods' devices. */
+static bool gid_local(const struct eng *e, const uint8_t gid[16])
 {
-	for (uint32_t i = e->devs.min; i < e->devs.cap; i++) {
-		const struct eng_dev *x = e->devs.slot[i];
-
-		if (x && eng_gid_table_has(x->gid, x->gid_count, gid))
-			return true;
-	}
-	return false;
+	return eng_gidmap_get(&e->gids, gid) != 0;
 }
 
 /* The transport of a QP type, as the BTH opcode's top bits say it. */
@@ -140,8 +139,18 @@ enum eng_recv_verdict eng_recv_classify(struct eng *e, struct eng_dev *d,
 	memset(out, 0, sizeof(*out));
 	if (eng_wire_parse(np->data, np->len, &out->pkt) < 0)
 		return ENG_RECV_PARSE;
-	if (!eng_gid_table_has(d->gid, d->gid_count, np->dst))
+	if (!eng_gidmap_has(&e->gids, np->dst, d->id))
 		return ENG_RECV_NOT_OURS;
+	/* Cheap before costly: a packet for no QP of d goes before its
+	 * ICRC is computed (an O(1) look-up instead of a CRC over the
+	 * whole packet and the IPv4 ID's recovery): a flood of RoCEv2-
+	 * looking garbage at random QPNs is dropped for the price of a
+	 * parse.  Such a packet is counted as wire_rx_no_qp even when it
+	 * was corrupt. */
+	if (out->pkt.h.bth.dqpn != 1 &&
+	    (!out->pkt.h.bth.dqpn ||
+	     !eng_idtab_get(&d->qps, out->pkt.h.bth.dqpn)))
+		return ENG_RECV_NO_QP;
 	if (eng_wire_ip_build(&out->ip, np->src.gid, np->dst, np->src.port,
 			      ENG_NET_ROCE_PORT, np->len, np->tos, np->ttl,
 			      0) < 0)
@@ -154,6 +163,31 @@ enum eng_recv_verdict eng_recv_classify(struct eng *e, struct eng_dev *d,
 	if (gid_local(e, np->src.gid))
 		return ENG_RECV_SRC_LOCAL;
 	return classify_qp(d, np, out);
+}
+
+/* A datagram with a wrong Q_Key from another node: dropped and counted
+ * (classify_qp), and, as between two pods of one engine (eng_dp_rguard.c),
+ * warned about at most once a second per device.  The sender's error
+ * budget is not charged: its device is another engine's. */
+static void qkey_warn(struct eng_dev *d, const struct eng_recv *r,
+		      const struct eng_net_pkt *p)
+{
+	struct netns_gid g;
+	struct timespec ts;
+	char txt[40];
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (now - d->rguard.qkey_warn_ns < ENG_RGUARD_WARN_NS)
+		return;
+	d->rguard.qkey_warn_ns = now;
+	memcpy(g.raw, p->src.gid, 16);
+	netns_gid_format(&g, txt);
+	eng_warn("device %s (%u): %" PRIu64 " datagrams dropped for a wrong "
+		 "Q_Key (last: to QP %u from %s QP %u, over the wire)",
+		 d->name, d->id, d->rguard.qkey_errors,
+		 r->qp ? r->qp->qp_num : 0, txt, r->pkt.h.deth.sqpn);
 }
 
 void eng_net_rx(struct eng *e, struct eng_dev *d, const struct eng_net_pkt *p)
@@ -200,6 +234,8 @@ void eng_net_rx(struct eng *e, struct eng_dev *d, const struct eng_net_pkt *p)
 		return;
 	case ENG_RECV_QKEY:
 		eng_stat_inc(wire_rx_qkey);
+		if (r.qp)
+			qkey_warn(d, &r, p);
 		return;
 	}
 }

@@ -48,7 +48,9 @@ struct eng_recv {
 /*
  * Classifies np, which arrived on d, in the order of rxe's rxe_recv.c:
  * parse, destination address, ICRC, source address, QP, P_Key, state,
- * transport, then per transport the peer (RC/UC) or Q_Key (UD).  Fills
+ * transport, then per transport the peer (RC/UC) or Q_Key (UD); except
+ * that a packet for no QP of d is refused before its ICRC (cheap before
+ * costly: a garbage flood).  Fills
  * *out for the ENG_RECV_UD/RC/QP1 verdicts.
  */
 enum eng_recv_verdict eng_recv_classify(struct eng *e, struct eng_dev *d,

@@ -98,10 +98,11 @@ void eng_psn_rx_init(struct eng_psn_rx *rx, uint32_t rq_psn)
 	rx->nak_sent = false;
 }
 
-enum eng_psn_class eng_psn_classify(struct eng_psn_rx *rx, uint32_t psn,
-				    bool *nak)
+enum eng_psn_class eng_psn_classify_req(struct eng_psn_rx *rx, uint32_t psn,
+					bool ackreq, bool *nak)
 {
-	int32_t d = eng_psn_diff(psn & (ENG_PSN_SPACE - 1), rx->epsn);
+	uint32_t p = psn & (ENG_PSN_SPACE - 1);
+	int32_t d = eng_psn_diff(p, rx->epsn);
 
 	*nak = false;
 	if (d == 0)
@@ -112,9 +113,24 @@ enum eng_psn_class eng_psn_classify(struct eng_psn_rx *rx, uint32_t psn,
 		return ENG_PSN_DUPLICATE;
 	if (!rx->nak_sent) {
 		rx->nak_sent = true;
+		rx->oos_max = p;
+		*nak = true;
+	} else if (eng_psn_after(p, rx->oos_max)) {
+		rx->oos_max = p;	/* the gap's flight goes on */
+	} else if (ackreq && p == rx->oos_max) {
+		/* The gap's top packet again, asking for an answer: the
+		 * requester probed its tail, or went back and lost epsn
+		 * again, so the NAK it acted on (or never got) did not
+		 * close the gap.  Older ones of a flight never match. */
 		*nak = true;
 	}
 	return ENG_PSN_OUT_OF_SEQ;
+}
+
+enum eng_psn_class eng_psn_classify(struct eng_psn_rx *rx, uint32_t psn,
+				    bool *nak)
+{
+	return eng_psn_classify_req(rx, psn, false, nak);
 }
 
 void eng_psn_rx_advance(struct eng_psn_rx *rx, uint32_t npsn)

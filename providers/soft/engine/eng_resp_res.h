@@ -77,6 +77,7 @@ enum eng_psn_class {
 struct eng_psn_rx {
 	uint32_t epsn;			/* next PSN expected (24 bits) */
 	bool nak_sent;			/* this gap was NAK'd already */
+	uint32_t oos_max;		/* highest PSN seen in this gap */
 };
 
 void eng_psn_rx_init(struct eng_psn_rx *rx, uint32_t rq_psn);
@@ -86,6 +87,14 @@ void eng_psn_rx_init(struct eng_psn_rx *rx, uint32_t rq_psn);
  * eng_psn_rx_advance() once the request was accepted. */
 enum eng_psn_class eng_psn_classify(struct eng_psn_rx *rx, uint32_t psn,
 				    bool *nak);
+/* The same for a request that asks for an acknowledgement (AckReq):
+ * an out of sequence one is NAK'd again, once the gap's NAK went out,
+ * when it is the highest PSN this gap has seen, again -- the requester
+ * probed its tail, or went back and lost epsn again, so the first NAK
+ * (or what it resent) was lost.  Without it the requester learns of the
+ * gap only from its transport timer. */
+enum eng_psn_class eng_psn_classify_req(struct eng_psn_rx *rx, uint32_t psn,
+					bool ackreq, bool *nak);
 /* The request at epsn was accepted, using npsn PSNs (a READ: as many as
  * its response packets, IBA 9.7.4.1.4). */
 void eng_psn_rx_advance(struct eng_psn_rx *rx, uint32_t npsn);

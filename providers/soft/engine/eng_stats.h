@@ -141,6 +141,9 @@
 	X(wire_rc_nomem)	\
 	X(wire_uc_dropped)	\
 	X(wire_rc_probes)		\
+	X(wire_rc_rnr_held)	\
+	X(wire_rc_rnr_held_ok)	\
+	X(wire_rc_held_drops)	\
 	X(cm_wire_tx)	\
 	X(cm_wire_tx_errors)	\
 	X(cm_wire_resends)	\
@@ -169,7 +172,9 @@
 	X(mw_bound)			\
 	X(mw_invalidated)		\
 	X(mw_errors)			\
-	X(cm_wire_lap_refused)
+	X(cm_wire_lap_refused)	\
+	X(gid_index_nomem)		\
+	X(net_rx_time_hits)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,

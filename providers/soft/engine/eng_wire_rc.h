@@ -28,10 +28,15 @@
 #include <stdint.h>
 
 #include "providers/soft/engine/eng_dp.h"
+#include "providers/soft/engine/eng_resp_res.h"
 #include "providers/soft/engine/eng_wire_hdr.h"
+#include "providers/soft/engine/eng_wire_rtt.h"
 
 /* The hard bound of the window (eng_lim.wire_rc_window within it). */
 #define ENG_RC_WIN_MAX		128
+
+/* The payload a held request can carry: the largest path MTU. */
+#define ENG_RC_HOLD_MAX		4096
 
 /* One outstanding send WQE. */
 struct eng_rc_went {
@@ -73,8 +78,19 @@ struct eng_wire_rc {
 	uint32_t rd_out;		/* READ/atomics in the window */
 	bool probing;			/* the armed RETRY timer is the probe */
 	uint64_t probe_left;		/* ns of the full timeout after it */
+	uint64_t probe_ns;		/* the armed probe's interval */
+	/* After a transport timeout one packet (with AckReq) is in
+	 * flight until an answer moves una: a timeout that only saw a
+	 * slow peer costs one duplicate, not a flight of them. */
+	bool recover;
 	bool gap_asked;			/* READ responses re-asked from */
 	uint32_t gap_psn;		/* this PSN, no progress since */
+	uint32_t tx_hi;			/* first PSN never sent */
+	bool rtt_on;			/* a round trip is being timed: */
+	uint32_t rtt_psn;		/* from this (new) AckReq packet */
+	uint64_t rtt_t0;		/* sent then (eng_dp_now_ns) */
+	struct eng_rtt rtt;		/* paces the probe, stretches the
+					 * transport timer (eng_wire_rtt.h) */
 	/* responder */
 	int req_prev;			/* last request opcode accepted */
 	struct eng_reth wr;		/* the WRITE in progress's RETH */
@@ -85,6 +101,18 @@ struct eng_wire_rc {
 	 * (a 2 GiB READ never floods the socket's queue at once) */
 	uint32_t rdq_head, rdq_n;
 	struct eng_rc_rdq rdq[ENG_RESP_RES_MAX];
+	/* A request whose RQ/SRQ had no WQE waits up to eng_rc_hold_ns()
+	 * for one before the RNR NAK goes (the application is often
+	 * posting it right now: an immediate NAK costs its requester the
+	 * whole RNR timer, 655 ms at min_rnr_timer 0, the CM's).  Later
+	 * requests are dropped meanwhile and NAK'd (PSN sequence) on
+	 * release, so the requester resends them at once. */
+	bool hold;
+	bool hold_dropped;		/* later requests dropped meanwhile */
+	bool hold_kept;			/* its retry found no WQE, time left */
+	uint64_t hold_until;		/* CLOCK_MONOTONIC ns: RNR NAK then */
+	struct eng_pkt hold_pkt;	/* payload points into hold_buf */
+	uint8_t hold_buf[ENG_RC_HOLD_MAX];
 	struct eng_rc_went win[];	/* cap entries */
 };
 
@@ -106,6 +134,55 @@ bool eng_rc_req_len_ok(uint8_t opcode, uint32_t paylen, uint32_t mtu);
  * attribute and what the device's interface carries. */
 uint32_t eng_rc_mtu(uint32_t path_mtu_enum, uint32_t dev_mtu_bytes);
 
+/* ---- eng_wire_rc_rstep.c (pure) ---- */
+/* What the RC responder does with a request packet, before anything
+ * executes. */
+enum eng_rc_ract {
+	ENG_RC_R_EXECUTE = 0,	/* expected: check and execute it */
+	ENG_RC_R_NAK_SEQ,	/* out of sequence: NAK PSN sequence error */
+	ENG_RC_R_OOS_DROP,	/* out of sequence, the gap already NAK'd */
+	ENG_RC_R_DUP_ACK,	/* duplicate SEND/WRITE asking for an ACK */
+	ENG_RC_R_DUP_DROP,	/* duplicate needing no answer */
+	ENG_RC_R_DUP_READ,	/* re-serve res from response packet k */
+	ENG_RC_R_DUP_ATOMIC,	/* answer with res->orig, not executed */
+	ENG_RC_R_HELD_AGAIN,	/* the held request again: nothing to do */
+	ENG_RC_R_HELD_DROP,	/* after the held one: dropped, NAK later */
+};
+
+struct eng_rc_rdec {
+	enum eng_rc_ract act;
+	const struct eng_resp_res_ent *res;	/* DUP_READ, DUP_ATOMIC */
+	uint32_t k;				/* DUP_READ */
+};
+
+/* Classifies a request (opcode, psn, AckReq) against rx (which it moves
+ * as eng_psn_classify_req does), the saved resources and a pending hold;
+ * fills *out and returns out->act. */
+enum eng_rc_ract eng_rc_resp_classify(struct eng_psn_rx *rx,
+				      const struct eng_resp_res *res,
+				      bool holding, uint8_t opcode,
+				      uint32_t psn, bool ackreq,
+				      struct eng_rc_rdec *out);
+/* How long a request may wait for a receive WQE: the RNR timer it
+ * replaces (rnr_ns), at most hold_max_ns. */
+uint64_t eng_rc_hold_ns(uint64_t rnr_ns, uint64_t hold_max_ns);
+
+/* ---- eng_wire_rc_gbn.c (pure) ---- */
+/* What an ACK of PSN p acknowledges in w's window. */
+struct eng_rc_acked {
+	uint32_t ncomplete;	/* head entries that complete (success) */
+	bool local_err;		/* then the head completes with its error */
+	bool go_back;		/* then a READ/atomic was passed without
+				 * its response: ask again from una */
+	uint32_t una;		/* the oldest PSN not acknowledged after */
+};
+void eng_rc_ack_scan(const struct eng_wire_rc *w, uint32_t p,
+		     struct eng_rc_acked *a);
+/* The packet the tail-loss probe resends (the last one sent): its entry
+ * (index from the head) and byte offset; false when there is none. */
+bool eng_rc_probe_at(const struct eng_wire_rc *w, uint32_t *idx,
+		     uint64_t *off);
+
 /* ---- eng_wire_rc_state.c ---- */
 /* The QP's wire state, allocated on first use; NULL when out of memory. */
 struct eng_wire_rc *eng_wire_rc_get(struct eng_dp_qp *dq);
@@ -115,6 +192,9 @@ void eng_wire_rc_qp_modified(struct eng_qp *qp, uint32_t old_state);
 /* Go back N: the next packet sent is the one of PSN psn (within the
  * window; else nothing changes).  Counted in wire_rc_retransmits. */
 void eng_wire_rc_rewind(struct eng_wire_rc *w, uint32_t psn);
+/* When una passed the send cursor (an answer acknowledged packets a go
+ * back N was about to resend), the cursor moves up to una. */
+void eng_wire_rc_skip_acked(struct eng_wire_rc *w);
 /* Where packets of qp go. */
 struct eng_wire_dst;
 void eng_wire_rc_dst(const struct eng_qp *qp, struct eng_wire_dst *dst);

@@ -29,11 +29,6 @@ static struct eng_rc_went *head_ent(struct eng_wire_rc *w)
 	return &w->win[w->head % w->cap];
 }
 
-static uint32_t last_psn(const struct eng_rc_went *x)
-{
-	return eng_psn_add(x->psn, x->npsn ? x->npsn - 1 : 0);
-}
-
 int eng_wire_rc_head_status(struct eng_qp *qp, struct eng_rc_went *x)
 {
 	const struct pv_send_wqe *wq = &x->sw.w;
@@ -96,17 +91,22 @@ void eng_wire_rc_arm(struct eng_dp_qp *dq)
 		return;
 	}
 	eng_comp_run(&c, ENG_COMP_EV_SENT, NULL);
+	/* Queues shared by QPs (their ACKs come after the others' packets
+	 * and the receiver's backlog) make the round trip far longer than
+	 * one packet's: the timer stretches with it (eng_wire_rtt.h; two
+	 * QPs of dpt_flood across nodes, timeout 12, ended in RETRY_EXC_ERR
+	 * with nothing lost), the probe waits twice the round trip. */
+	c.timer_ns = eng_rtt_rto(&w->rtt, c.timer_ns);
+	w->probe_ns = eng_rtt_pto(&w->rtt, eng_lim.wire_rc_probe_us * 1000);
 	dq->timer_kind = ENG_DP_TIMER_RETRY;
 	/* A lost tail (the last packets, or their ACK) is seen by no NAK:
 	 * one early probe resends it long before the transport timeout
 	 * (IBA lets a requester retransmit any time, 9.7.6.1.3; the
 	 * responder re-ACKs duplicates). */
-	w->probing = eng_lim.wire_rc_probe_us &&
-		     eng_lim.wire_rc_probe_us * 1000 < c.timer_ns;
-	w->probe_left = w->probing ? c.timer_ns -
-				     eng_lim.wire_rc_probe_us * 1000 : 0;
-	dq->timer_at = eng_dp_now_ns() + (w->probing ?
-		       eng_lim.wire_rc_probe_us * 1000 : c.timer_ns);
+	w->probing = eng_lim.wire_rc_probe_us && w->probe_ns < c.timer_ns;
+	w->probe_left = w->probing ? c.timer_ns - w->probe_ns : 0;
+	dq->timer_at = eng_dp_now_ns() + (w->probing ? w->probe_ns :
+					  c.timer_ns);
 }
 
 static void una_to(struct eng_wire_rc *w, uint32_t psn)
@@ -121,40 +121,35 @@ static void una_to(struct eng_wire_rc *w, uint32_t psn)
 static bool ack_upto(struct eng *e, struct eng_dp_qp *dq, uint32_t p)
 {
 	struct eng_wire_rc *w = dq->wrc;
+	struct eng_rc_acked a;
 
-	while (dq->wrc == w && w->n) {
-		struct eng_rc_went *x = head_ent(w);
-		uint32_t op = x->sw.w.opcode;
+	for (;;) {
+		int st;
 
-		if (x->status && w->sent == 0) {
-			int st = eng_wire_rc_head_status(dq->qp, x);
-
-			eng_wire_rc_complete_head(e, dq, st);
-			if (st != IBV_WC_SUCCESS)
-				return false;
-			continue;
-		}
-		if (eng_psn_before(p, x->psn))
+		eng_rc_ack_scan(w, p, &a);
+		for (uint32_t i = 0; i < a.ncomplete && dq->wrc == w; i++)
+			eng_wire_rc_complete_head(e, dq, IBV_WC_SUCCESS);
+		if (dq->wrc != w)
+			return false;
+		una_to(w, a.una);
+		if (!a.local_err)
 			break;
-		if (eng_psn_before(p, last_psn(x))) {
-			if (!eng_wr_is_read(op))
-				una_to(w, eng_psn_add(p, 1));
-			break;
-		}
-		if (eng_wr_is_read(op) || eng_wr_is_atomic(op)) {
-			/* Acknowledged past without its response: ask
-			 * again, once until something moves. */
-			if (!w->gap_asked || w->gap_psn != w->una) {
-				w->gap_asked = true;
-				w->gap_psn = w->una;
-				eng_wire_rc_rewind(w, w->una);
-			}
-			break;
-		}
-		una_to(w, eng_psn_add(last_psn(x), 1));
-		eng_wire_rc_complete_head(e, dq, IBV_WC_SUCCESS);
+		/* The oldest WQE never went out: a local failure, or a
+		 * window bind/invalidate that runs now, in send-queue
+		 * order; a successful one lets the scan go on. */
+		st = eng_wire_rc_head_status(dq->qp, head_ent(w));
+		eng_wire_rc_complete_head(e, dq, st);
+		if (st != IBV_WC_SUCCESS || dq->wrc != w)
+			return false;
 	}
-	return dq->wrc == w;
+	/* Acknowledged past without its response: ask again, once until
+	 * something moves. */
+	if (a.go_back && (!w->gap_asked || w->gap_psn != w->una)) {
+		w->gap_asked = true;
+		w->gap_psn = w->una;
+		eng_wire_rc_rewind(w, w->una);
+	}
+	return true;
 }
 
 static void comp_load(const struct eng_dp_qp *dq, const struct eng_rc_went *x,
@@ -192,6 +187,12 @@ static void on_nak(struct eng *e, struct eng_dp_qp *dq, uint32_t psn,
 		r.kind = ENG_DP_REPLY_NAK;
 		if (r.code == ENG_DP_NAK_PSN_SEQ)
 			eng_stat_inc(wire_rc_seq_naks_rcvd);
+		/* The packets that followed an RNR NAK'd request find a
+		 * gap at its PSN: the RNR back-off resends from there
+		 * anyway, and the request was not lost, so no retry. */
+		if (r.code == ENG_DP_NAK_PSN_SEQ && psn == w->una &&
+		    dq->timer_kind == ENG_DP_TIMER_RNR)
+			return;
 	}
 	comp_load(dq, x, &c);
 	st = eng_comp_run(&c, ENG_COMP_EV_REPLY, &r);
@@ -298,6 +299,10 @@ void eng_wire_rc_comp_rx(struct eng *e, struct eng_dp_qp *dq,
 		return;
 	}
 	una0 = w->una;
+	if (w->rtt_on && !eng_psn_before(psn, w->rtt_psn)) {
+		w->rtt_on = false;
+		eng_rtt_sample(&w->rtt, eng_dp_now_ns() - w->rtt_t0);
+	}
 	if (op == ENG_OP_RC_ACK &&
 	    eng_aeth_type(pkt->h.aeth.syndrome) == ENG_AETH_ACK) {
 		ack_upto(e, dq, psn);
@@ -311,6 +316,8 @@ void eng_wire_rc_comp_rx(struct eng *e, struct eng_dp_qp *dq,
 		return;		/* QP failed */
 	if (w->una != una0) {
 		w->gap_asked = false;
+		w->recover = false;
+		eng_wire_rc_skip_acked(w);
 		/* Progress: both retry budgets count consecutive failures. */
 		dq->retry_tries = 0;
 		if (dq->timer_kind != ENG_DP_TIMER_RNR)

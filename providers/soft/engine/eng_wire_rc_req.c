@@ -179,44 +179,71 @@ static int build(struct eng_qp *qp, struct eng_wire_rc *w,
 	return IBV_WC_SUCCESS;
 }
 
+/* Puts the packet of x at byte off on the wire (AckReq when ackreq or
+ * when due); a WC status (x's own error: nothing was sent).  *paylen,
+ * *last: what the packet carried. */
+static int send_pkt(struct eng *e, struct eng_dp_qp *dq, struct eng_wire_rc *w,
+		    struct eng_rc_went *x, uint64_t off, bool ackreq,
+		    uint32_t *paylen, bool *last)
+{
+	struct eng_qp *qp = dq->qp;
+	struct eng_dev *d = qp->o.conn->dev;
+	struct eng_pkt_hdrs h = { 0 };
+	struct eng_seg segs[ENG_SGE_MAX];
+	struct eng_wire_dst dst;
+	bool uc = qp->init.qp_type == IBV_QPT_UC;
+	uint32_t nseg;
+	int st;
+
+	st = build(qp, w, x, off, &h, paylen, last);
+	if (st == IBV_WC_SUCCESS)
+		st = pay_segs(qp, x, off, *paylen, segs, &nseg);
+	if (st != IBV_WC_SUCCESS)
+		return st;
+	h.bth.pkey = d->pkey;
+	h.bth.ackreq = !uc && (ackreq || *last || ++w->since_ackreq >=
+			       eng_lim.wire_rc_ackreq_pkts);
+	if (h.bth.ackreq)
+		w->since_ackreq = 0;
+	/* The round trip of a new packet only (Karn): a resent one's
+	 * answer may be the first copy's. */
+	if (h.bth.ackreq && !w->rtt_on &&
+	    eng_psn_diff(h.bth.psn, w->tx_hi) >= 0) {
+		w->rtt_on = true;
+		w->rtt_psn = h.bth.psn;
+		w->rtt_t0 = eng_dp_now_ns();
+	}
+	eng_wire_rc_dst(qp, &dst);
+	/* A packet the wire or the queue drops is lost like any other: the
+	 * transport timer brings it back (RC), the message is lost (UC). */
+	if (eng_wire_tx(e, d, &dst, &h, segs, nseg, *paylen) < 0)
+		eng_stat_inc(wire_rc_tx_lost);
+	return IBV_WC_SUCCESS;
+}
+
 /* Sends the next packet of the entry at w->sent; false when nothing can
  * go now.  *bytes: payload sent. */
 static bool send_one(struct eng *e, struct eng_dp_qp *dq,
 		     struct eng_wire_rc *w, uint64_t *bytes)
 {
-	struct eng_qp *qp = dq->qp;
-	struct eng_dev *d = qp->o.conn->dev;
 	struct eng_rc_went *x = ent(w, w->sent);
-	struct eng_pkt_hdrs h = { 0 };
-	struct eng_seg segs[ENG_SGE_MAX];
-	struct eng_wire_dst dst;
-	uint32_t paylen, nseg;
-	bool last, uc = qp->init.qp_type == IBV_QPT_UC;
+	uint32_t paylen;
+	bool last;
 	int st;
 
 	if (x->status)
 		return false;	/* completes with its error at the head */
-	st = build(qp, w, x, w->cur_off, &h, &paylen, &last);
-	if (st == IBV_WC_SUCCESS)
-		st = pay_segs(qp, x, w->cur_off, paylen, segs, &nseg);
+	st = send_pkt(e, dq, w, x, w->cur_off, w->recover, &paylen, &last);
 	if (st != IBV_WC_SUCCESS) {
 		x->status = st;
 		return false;
 	}
-	h.bth.pkey = d->pkey;
-	h.bth.ackreq = !uc && (last || ++w->since_ackreq >=
-			       eng_lim.wire_rc_ackreq_pkts);
-	if (h.bth.ackreq)
-		w->since_ackreq = 0;
-	eng_wire_rc_dst(qp, &dst);
-	/* A packet the wire or the queue drops is lost like any other: the
-	 * transport timer brings it back (RC), the message is lost (UC). */
-	if (eng_wire_tx(e, d, &dst, &h, segs, nseg, paylen) < 0)
-		eng_stat_inc(wire_rc_tx_lost);
 	*bytes = paylen;
-	w->tx_psn = eng_psn_add(h.bth.psn, 1);
+	w->tx_psn = eng_psn_add(x->psn, (uint32_t)(w->cur_off / w->mtu) + 1);
 	if (eng_wr_is_read(x->sw.w.opcode))
 		w->tx_psn = eng_psn_add(x->psn, x->npsn);
+	if (eng_psn_after(w->tx_psn, w->tx_hi))
+		w->tx_hi = w->tx_psn;
 	if (last) {
 		w->sent++;
 		w->cur_off = 0;
@@ -224,6 +251,29 @@ static bool send_one(struct eng *e, struct eng_dp_qp *dq,
 		w->cur_off += paylen;
 	}
 	return true;
+}
+
+/*
+ * The tail-loss probe: the last packet sent goes again, with AckReq, and
+ * the send cursor stays where it is.  Its answer says what happened: a
+ * duplicate is re-ACKed (only the ACKs were lost, or late), an out of
+ * sequence one is NAK'd at the first missing PSN (go back N from there).
+ * Going back N from una here instead resent the whole flight whenever
+ * the peer was merely slower than wire_rc_probe_us (a loaded node): the
+ * duplicates doubled its load, overflowed its socket buffer, lost ACKs
+ * and NAKs, and ended in consecutive timeouts, RETRY_EXC_ERR, on a link
+ * that lost nothing.  A READ goes again from what it placed.
+ */
+static void probe_tail(struct eng *e, struct eng_dp_qp *dq,
+		       struct eng_wire_rc *w)
+{
+	uint32_t i, paylen;
+	uint64_t off;
+	bool last;
+
+	if (eng_rc_probe_at(w, &i, &off))
+		(void)send_pkt(e, dq, w, ent(w, i), off, true, &paylen, &last);
+	w->rtt_on = false;	/* Karn: the answer may be the probe's */
 }
 
 /* UC completes a WQE once its last packet left (no ACKs, IBA 9.8). */
@@ -243,7 +293,7 @@ static bool send_window(struct eng *e, struct eng_dp_qp *dq,
 			struct eng_wire_rc *w, struct eng_dp_budget *b)
 {
 	bool rc = dq->qp->init.qp_type == IBV_QPT_RC, did = false;
-	uint64_t flight = eng_lim.wire_rc_flight_pkts;
+	uint64_t flight = w->recover ? 1 : eng_lim.wire_rc_flight_pkts;
 
 	while (w->sent < w->n && b->bytes) {
 		uint64_t bytes = 0;
@@ -276,6 +326,7 @@ void eng_wire_rc_timers(struct eng *e, struct eng_dp_qp *dq)
 		.retry_tries = dq->retry_tries, .timer_kind = dq->timer_kind,
 	};
 	enum eng_comp_st st;
+	bool was_retry;
 
 	if (!w || !w->n) {
 		dq->timer_kind = ENG_DP_TIMER_NONE;
@@ -283,19 +334,30 @@ void eng_wire_rc_timers(struct eng *e, struct eng_dp_qp *dq)
 		return;
 	}
 	if (dq->timer_kind == ENG_DP_TIMER_RETRY && w->probing) {
-		w->probing = false;
+		/* One packet each, so probes go on, at twice the interval
+		 * each time, within the transport timeout: a lost NAK or
+		 * ACK costs a few probe intervals, not the timeout. */
 		eng_stat_inc(wire_rc_probes);
-		eng_wire_rc_rewind(w, w->una);
-		dq->timer_at = eng_dp_now_ns() + w->probe_left;
+		probe_tail(e, dq, w);
+		w->probe_ns *= 2;
+		w->probing = w->probe_ns < w->probe_left;
+		if (w->probing)
+			w->probe_left -= w->probe_ns;
+		dq->timer_at = eng_dp_now_ns() + (w->probing ? w->probe_ns :
+						  w->probe_left);
 		return;
 	}
-	if (dq->timer_kind == ENG_DP_TIMER_RETRY)
+	was_retry = dq->timer_kind == ENG_DP_TIMER_RETRY;
+	if (was_retry)
 		eng_stat_inc(wire_rc_timeouts);
 	st = eng_comp_run(&c, ENG_COMP_EV_TIMER, NULL);
 	dq->retry_tries = c.retry_tries;
 	dq->timer_kind = ENG_DP_TIMER_NONE;
 	dq->timer_at = 0;
 	if (st == ENG_COMP_ST_RESEND) {
+		/* IBA 9.7.6.1.3 resends from the oldest unacknowledged PSN;
+		 * the rest follows once it is answered (recover). */
+		w->recover = was_retry;
 		eng_wire_rc_rewind(w, w->una);
 		return;
 	}
@@ -332,6 +394,7 @@ bool eng_wire_rc_req_run(struct eng *e, struct eng_dp_qp *dq,
 		w->req_init = true;
 		w->next_psn = w->tx_psn = w->una = qp->attr.sq_psn &
 						   ENG_PSN_MASK;
+		w->tx_hi = w->una;
 	}
 	if (fill(e, dq, w) < 0) {
 		eng_dp_qp_fatal(e, qp);

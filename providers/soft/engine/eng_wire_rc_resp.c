@@ -14,6 +14,7 @@
  * next FIRST/ONLY.
  */
 #include <arpa/inet.h>
+#include <string.h>
 
 #include <infiniband/verbs.h>
 
@@ -123,11 +124,18 @@ static bool read_burst(struct eng *e, struct eng_dev *d, struct eng_dp_qp *dq,
 	return q->k < q->npsn;
 }
 
+static void hold_retry(struct eng *e, struct eng_dp_qp *dq);
+
 bool eng_wire_rc_resp_pump(struct eng *e, struct eng_dp_qp *dq)
 {
 	struct eng_wire_rc *w = dq->wrc;
 	struct eng_dev *d = dq->qp->o.conn->dev;
 	uint64_t budget = eng_lim.wire_rc_read_burst;
+
+	if (w && d && w->hold) {
+		hold_retry(e, dq);
+		w = dq->wrc;
+	}
 
 	while (w && d && w->rdq_n && budget) {
 		if (read_burst(e, d, dq, &w->rdq[w->rdq_head], &budget))
@@ -135,7 +143,10 @@ bool eng_wire_rc_resp_pump(struct eng *e, struct eng_dp_qp *dq)
 		w->rdq_head = (w->rdq_head + 1) % ENG_RESP_RES_MAX;
 		w->rdq_n--;
 	}
-	if (w)
+	/* READ responses carry an AETH: they acknowledge what came before
+	 * (IBA 9.7.5.1.2).  A pass that sent none acknowledged nothing, so
+	 * the every-wire_rc_ack_pkts count goes on. */
+	if (w && budget != eng_lim.wire_rc_read_burst)
 		w->unacked = 0;
 	return w && w->rdq_n;
 }
@@ -154,28 +165,28 @@ static void send_atomic_ack(struct eng *e, struct eng_dev *d,
 	dq->wrc->unacked = 0;
 }
 
-/* A duplicate request (IBA 9.7.5.1.1). */
+/* A duplicate request (IBA 9.7.5.1.1), as eng_rc_resp_classify said. */
 static void on_dup(struct eng *e, struct eng_dev *d, struct eng_dp_qp *dq,
-		   const struct eng_pkt *pkt)
+		   const struct eng_pkt *pkt, const struct eng_rc_rdec *dec)
 {
-	uint32_t psn = pkt->h.bth.psn;
-	const struct eng_resp_res_ent *r = eng_resp_res_find(&dq->res, psn);
-	uint8_t op = pkt->h.bth.opcode;
+	const struct eng_resp_res_ent *r = dec->res;
 
 	eng_stat_inc(wire_rc_dup_reqs);
-	if (op == ENG_OP_RC_READ_REQ) {
-		if (!r || r->kind != ENG_RESP_RES_READ)
-			return;
-		read_queue(dq->wrc, r->first_psn,
-			   (uint32_t)eng_psn_diff(psn, r->first_psn), r->npsn,
-			   r->va, r->rkey, r->len);
+	switch (dec->act) {
+	case ENG_RC_R_DUP_READ:
+		read_queue(dq->wrc, r->first_psn, dec->k, r->npsn, r->va,
+			   r->rkey, r->len);
 		eng_wire_rc_resp_pump(e, dq);
-	} else if (op == ENG_OP_RC_CMP_SWAP || op == ENG_OP_RC_FETCH_ADD) {
-		if (r && r->kind == ENG_RESP_RES_ATOMIC)
-			send_atomic_ack(e, d, dq, psn, r->orig);
-	} else if (pkt->h.bth.ackreq) {
+		break;
+	case ENG_RC_R_DUP_ATOMIC:
+		send_atomic_ack(e, d, dq, pkt->h.bth.psn, r->orig);
+		break;
+	case ENG_RC_R_DUP_ACK:
 		send_aeth(e, d, dq, eng_aeth_syn_ack(ENG_AETH_CREDITS_INVALID),
 			  eng_psn_sub(dq->rpsn.epsn, 1));
+		break;
+	default:
+		break;
 	}
 }
 
@@ -234,6 +245,34 @@ static bool to_msg(struct eng_wire_rc *w, const struct eng_pkt *pkt,
 	return !m->last || w->msg_off + pkt->paylen == w->wr.dmalen;
 }
 
+/* Holds pkt (which found no receive WQE) instead of an RNR NAK with
+ * timer code rnr; false when it cannot wait (too long, hold off, or
+ * the hold's time is up: pkt is the held request itself). */
+static bool hold_start(struct eng_dp_qp *dq, const struct eng_pkt *pkt,
+		       uint8_t rnr)
+{
+	struct eng_wire_rc *w = dq->wrc;
+	uint64_t ns = eng_rc_hold_ns(eng_dp_rnr_ns(rnr),
+				     eng_lim.wire_rc_rnr_hold_us * 1000);
+
+	if (w->hold) {
+		w->hold_kept = eng_dp_now_ns() < w->hold_until;
+		return w->hold_kept;
+	}
+	if (!ns || pkt->paylen > sizeof(w->hold_buf))
+		return false;
+	w->hold = true;
+	w->hold_dropped = false;
+	w->hold_pkt = *pkt;
+	w->hold_pkt.hdr = NULL;		/* only h, mask, paylen are used */
+	memcpy(w->hold_buf, pkt->payload, pkt->paylen);
+	w->hold_pkt.payload = w->hold_buf;
+	w->hold_until = eng_dp_now_ns() + ns;
+	dq->resp_timer_at = w->hold_until;
+	eng_stat_inc(wire_rc_rnr_held);
+	return true;
+}
+
 /* Sends what the seam answered for the expected request at psn. */
 static void answer(struct eng *e, struct eng_dev *d, struct eng_dp_qp *dq,
 		   const struct eng_pkt *pkt, const struct eng_dp_msg *m,
@@ -264,6 +303,8 @@ static void answer(struct eng *e, struct eng_dev *d, struct eng_dp_qp *dq,
 		send_atomic_ack(e, d, dq, psn, r->atomic_orig);
 		break;
 	case ENG_DP_REPLY_RNR_NAK:
+		if (hold_start(dq, pkt, r->code))
+			return;	/* answered once a WQE comes, or RNR then */
 		eng_stat_inc(wire_rc_rnr_naks_sent);
 		send_aeth(e, d, dq, eng_aeth_syn_rnr(r->code), psn);
 		return;		/* not accepted: the same PSN comes again */
@@ -330,34 +371,13 @@ static void uc_rx(struct eng *e, struct eng_dp_qp *dq,
 	w->msg_off += pkt->paylen;
 }
 
-void eng_wire_rc_resp_rx(struct eng *e, struct eng_dev *d,
-			 struct eng_dp_qp *dq, const struct eng_pkt *pkt)
+/* Checks, executes and answers the expected request pkt. */
+static void exec_answer(struct eng *e, struct eng_dev *d, struct eng_dp_qp *dq,
+			const struct eng_pkt *pkt)
 {
 	struct eng_dp_reply r;
 	struct eng_dp_msg m;
-	bool nak;
 
-	if (!eng_wire_rc_get(dq))
-		return;
-	if (dq->qp->init.qp_type == IBV_QPT_UC) {
-		uc_rx(e, dq, pkt);
-		return;
-	}
-	switch (eng_psn_classify(&dq->rpsn, pkt->h.bth.psn, &nak)) {
-	case ENG_PSN_OUT_OF_SEQ:
-		eng_stat_inc(wire_rc_out_of_seq);
-		if (nak) {
-			eng_stat_inc(wire_rc_seq_naks_sent);
-			send_aeth(e, d, dq, eng_aeth_syn_nak(ENG_NAK_PSN_SEQ),
-				  dq->rpsn.epsn);
-		}
-		return;
-	case ENG_PSN_DUPLICATE:
-		on_dup(e, d, dq, pkt);
-		return;
-	default:
-		break;
-	}
 	if (!execute(e, dq, pkt, &m, &r)) {
 		/* IBA 9.9.3.1.2: an invalid request is NAK'd and the
 		 * responder's QP goes to ERR. */
@@ -367,4 +387,78 @@ void eng_wire_rc_resp_rx(struct eng *e, struct eng_dev *d,
 		return;
 	}
 	answer(e, d, dq, pkt, &m, &r);
+}
+
+/* The held request again (a pass of the scheduler: a receive may have
+ * been posted since): executed, still held, or RNR NAK'd once its time
+ * is up.  Released, the requests dropped meanwhile are NAK'd (PSN
+ * sequence error at epsn) so the requester resends them now. */
+static void hold_retry(struct eng *e, struct eng_dp_qp *dq)
+{
+	struct eng_wire_rc *w = dq->wrc;
+	struct eng_dev *d = dq->qp->o.conn->dev;
+	uint32_t epsn0 = dq->rpsn.epsn;
+
+	w->hold_kept = false;
+	exec_answer(e, d, dq, &w->hold_pkt);
+	if (dq->wrc != w || w->hold_kept)
+		return;		/* the QP failed, or it still waits */
+	w->hold = false;
+	dq->resp_timer_at = 0;
+	if (dq->rpsn.epsn == epsn0) {
+		/* RNR NAK'd: the requester goes back to it, so the gap the
+		 * dropped requests leave needs no NAK of its own. */
+		if (w->hold_dropped) {
+			dq->rpsn.nak_sent = true;
+			dq->rpsn.oos_max = dq->rpsn.epsn;
+		}
+		return;
+	}
+	eng_stat_inc(wire_rc_rnr_held_ok);
+	if (w->hold_dropped) {
+		eng_stat_inc(wire_rc_seq_naks_sent);
+		send_aeth(e, d, dq, eng_aeth_syn_nak(ENG_NAK_PSN_SEQ),
+			  dq->rpsn.epsn);
+		dq->rpsn.nak_sent = true;
+		dq->rpsn.oos_max = dq->rpsn.epsn;
+	}
+}
+
+void eng_wire_rc_resp_rx(struct eng *e, struct eng_dev *d,
+			 struct eng_dp_qp *dq, const struct eng_pkt *pkt)
+{
+	struct eng_wire_rc *w = eng_wire_rc_get(dq);
+	struct eng_rc_rdec dec;
+
+	if (!w)
+		return;
+	if (dq->qp->init.qp_type == IBV_QPT_UC) {
+		uc_rx(e, dq, pkt);
+		return;
+	}
+	switch (eng_rc_resp_classify(&dq->rpsn, &dq->res, w->hold,
+				     pkt->h.bth.opcode, pkt->h.bth.psn,
+				     pkt->h.bth.ackreq, &dec)) {
+	case ENG_RC_R_EXECUTE:
+		exec_answer(e, d, dq, pkt);
+		return;
+	case ENG_RC_R_NAK_SEQ:
+		eng_stat_inc(wire_rc_out_of_seq);
+		eng_stat_inc(wire_rc_seq_naks_sent);
+		send_aeth(e, d, dq, eng_aeth_syn_nak(ENG_NAK_PSN_SEQ),
+			  dq->rpsn.epsn);
+		return;
+	case ENG_RC_R_OOS_DROP:
+		eng_stat_inc(wire_rc_out_of_seq);
+		return;
+	case ENG_RC_R_HELD_DROP:
+		w->hold_dropped = true;
+		/* fall through */
+	case ENG_RC_R_HELD_AGAIN:
+		eng_stat_inc(wire_rc_held_drops);
+		return;
+	default:
+		on_dup(e, d, dq, pkt, &dec);
+		return;
+	}
 }

@@ -60,6 +60,7 @@ void eng_wire_rc_free(struct eng_dp_qp *dq)
 {
 	free(dq->wrc);
 	dq->wrc = NULL;
+	dq->resp_timer_at = 0;		/* a held request goes with it */
 }
 
 void eng_wire_rc_qp_modified(struct eng_qp *qp, uint32_t old_state)
@@ -84,7 +85,9 @@ void eng_wire_rc_dst(const struct eng_qp *qp, struct eng_wire_dst *dst)
 	 * pod networks route, and TTL 1 dies at the first hop. */
 }
 
-void eng_wire_rc_rewind(struct eng_wire_rc *w, uint32_t psn)
+/* Moves the send cursor to psn (within what was sent); false if no
+ * entry holds it. */
+static bool seek(struct eng_wire_rc *w, uint32_t psn)
 {
 	for (uint32_t i = 0; i < w->n && i <= w->sent; i++) {
 		struct eng_rc_went *x = ent(w, i);
@@ -99,10 +102,27 @@ void eng_wire_rc_rewind(struct eng_wire_rc *w, uint32_t psn)
 			x->rd_done = w->cur_off;
 		for (uint32_t j = i + 1; j < w->n; j++)
 			ent(w, j)->rd_done = 0;
-		if (psn != w->tx_psn)
-			eng_stat_inc(wire_rc_retransmits);
 		w->tx_psn = psn;
 		w->since_ackreq = 0;
-		return;
+		return true;
 	}
+	return false;
+}
+
+void eng_wire_rc_rewind(struct eng_wire_rc *w, uint32_t psn)
+{
+	uint32_t tx = w->tx_psn;
+
+	if (seek(w, psn) && psn != tx) {
+		eng_stat_inc(wire_rc_retransmits);
+		w->rtt_on = false;	/* Karn's rule */
+	}
+}
+
+void eng_wire_rc_skip_acked(struct eng_wire_rc *w)
+{
+	/* A go-back-N in progress need not resend what an answer has
+	 * just acknowledged (the peer had it): the cursor jumps to una. */
+	if (eng_psn_after(w->una, w->tx_psn))
+		(void)seek(w, w->una);
 }

@@ -76,10 +76,14 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_wire_tx.c \
 	providers/soft/engine/eng_wire_ud.c \
 	providers/soft/engine/eng_wire_rc_pkt.c \
+	providers/soft/engine/eng_wire_rc_rstep.c \
+	providers/soft/engine/eng_wire_rc_gbn.c \
 	providers/soft/engine/eng_wire_rc_state.c \
 	providers/soft/engine/eng_wire_rc_req.c \
 	providers/soft/engine/eng_wire_rc_comp.c \
-	providers/soft/engine/eng_wire_rc_resp.c
+	providers/soft/engine/eng_wire_rc_resp.c \
+	providers/soft/engine/eng_wire_rtt.c \
+	providers/soft/engine/eng_gidmap.c
 
 ENG_CORE_OBJS := $(call objs,$(ENG_CORE_SRCS))
 ENG_DEPS := $(ENG_CORE_OBJS) $(PV_COMMON_OBJS) $(PV_SOFT_PROTO_OBJS) $(NETNS_LIB)
@@ -287,3 +291,13 @@ $(eval $(call unit_test,test_eng_cm,tests/unit/engine/test_eng_cm.c,$(ENG_DEPS),
 $(eval $(call unit_test,test_eng_wire_rc,tests/unit/engine/test_eng_wire_rc.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_wire_rc_pkt.o eng_port.o) $(ENG_WIRE_OBJS),))
 HEADERS_CHECK += providers/soft/engine/eng_mcast.h
 $(eval $(call unit_test,test_eng_mcast,tests/unit/engine/test_eng_mcast.c,$(ENG_DEPS),$(NETNS_LIBS)))
+# The RC requester's round-trip estimator (pure), which paces its probe.
+HEADERS_CHECK += providers/soft/engine/eng_wire_rtt.h
+$(eval $(call unit_test,test_eng_wire_rtt,tests/unit/engine/test_eng_wire_rtt.c,$(OBJDIR)/providers/soft/engine/eng_wire_rtt.o,))
+# The engine's GID -> device index (pure): O(1) per-packet look-ups.
+HEADERS_CHECK += providers/soft/engine/eng_gidmap.h
+$(eval $(call unit_test,test_eng_gidmap,tests/unit/engine/test_eng_gidmap.c,$(OBJDIR)/providers/soft/engine/eng_gidmap.o,))
+# RC on the wire driven by scripted packets: the responder's first
+# decision (eng_wire_rc_rstep.c) behind the real parse and ICRC check, the
+# requester's window decisions (eng_wire_rc_gbn.c) and the completer.
+$(eval $(call unit_test,test_eng_wire_rc_steps,tests/unit/engine/test_eng_wire_rc_steps.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_wire_rc_rstep.o eng_wire_rc_gbn.o eng_wire_rc_pkt.o eng_resp_res.o eng_comp_sm.o eng_dp_timer.o eng_port.o) $(ENG_WIRE_IP_OBJS),))

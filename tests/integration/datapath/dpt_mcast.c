@@ -10,6 +10,12 @@
  * (QPN 0xFFFFFF): M receives each with G1 as the GRH's destination, N and
  * O none, A's own unattached QP none.  B detaches M and A sends once more:
  * nothing arrives.
+ *
+ * With the argument "cross" (A and B on two nodes' engines): groups are
+ * an engine's (eng_mcast.h: IP multicast on the wire is not there yet),
+ * so M receives nothing of A's datagrams either, and everything else
+ * (refusals on A's engine, B's attachments and detach on B's) is the
+ * same.
  */
 #include "dpt.h"
 
@@ -33,6 +39,11 @@ static void group(union ibv_gid *g, uint8_t last)
 	g->raw[13] = 1;
 	g->raw[14] = 2;
 	g->raw[15] = last;
+}
+
+static bool cross(const struct dpt_side *s)
+{
+	return s->argc >= 1 && !strcmp(s->argv[0], "cross");
 }
 
 static struct ibv_qp *ud_qp(struct dpt_side *s, struct ibv_cq *cq)
@@ -173,7 +184,10 @@ static int side_b(struct dpt_side *s)
 	CHECK(ret == 0, "attach O to G2: %s", strerror(ret));
 	dpt_send(s, &n_handle, sizeof(n_handle));
 	dpt_sync(s);
-	for (int i = 0; i < SENDS; i++) {
+	for (int i = 0; cross(s) && i < SENDS; i++)
+		dpt_no_wc(cm, 100, "M received a group datagram from another "
+			  "node's engine");
+	for (int i = 0; !cross(s) && i < SENDS; i++) {
 		const uint8_t *ip;
 
 		CHECK(dpt_poll(cm, &wc, 1, 5000) == 1, "M: datagram %d", i);
@@ -190,7 +204,8 @@ static int side_b(struct dpt_side *s)
 	dpt_no_wc(cm, 100, "M got more than was sent");
 	dpt_no_wc(cn, 100, "N (never attached) received the group's datagram");
 	dpt_no_wc(co, 100, "O (another group) received G1's datagram");
-	dpt_log(s, "M received %d of %d; N and O none", SENDS, SENDS);
+	dpt_log(s, "M received %d of %d; N and O none", cross(s) ? 0 : SENDS,
+		SENDS);
 	ret = ibv_detach_mcast(m, &g1, 0);
 	CHECK(ret == 0, "detach M: %s", strerror(ret));
 	dpt_sync(s);

@@ -7,7 +7,10 @@
  *       sends SIZE-byte datagrams to IP:4791 with sendmmsg, BATCH at a
  *       time, for SECS seconds; "mix" cycles through garbage of every
  *       kind instead (empty, 8 bytes, 100, SIZE, 65000: runts, packets
- *       and oversized ones).  Prints "sent N pkts/s P".
+ *       and oversized ones); "roce" sends RoCEv2-looking packets
+ *       instead: a well-formed BTH (RC SEND ONLY to a random QPN, or UD
+ *       SEND ONLY with a DETH to QP1 every fourth) and a wrong ICRC, which
+ *       get past the parser.  Prints "sent N pkts/s P".
  *   net-blast recv IP SIZE SECS BATCH [gro]
  *       binds IP:4791, counts what recvmmsg brings (BATCH at a time; with
  *       gro, asks for UDP_GRO and counts the segments) for SECS seconds
@@ -52,6 +55,30 @@ static int sock_to(const char *ip, struct sockaddr_in *a)
 	return socket(AF_INET, SOCK_DGRAM, 0);
 }
 
+/* Packet i of the "roce" kind into buf (size >= 28 bytes). */
+static void roce_fill(unsigned char *buf, size_t size, unsigned long i)
+{
+	unsigned long r = i * 2654435761ul + 12345;
+	int qp1 = i % 4 == 3;
+
+	memset(buf, 0, 28);
+	buf[0] = qp1 ? 0x64 : 0x04;		/* UD / RC SEND ONLY */
+	buf[2] = buf[3] = 0xff;			/* P_Key 0xffff */
+	if (qp1) {
+		buf[7] = 1;
+		buf[12] = 0x80;			/* DETH: the GSI Q_Key */
+		buf[13] = 0x01;
+		buf[19] = 1;
+	} else {
+		buf[5] = (unsigned char)(r >> 16);
+		buf[6] = (unsigned char)(r >> 8);
+		buf[7] = (unsigned char)r | 2;
+	}
+	buf[9] = (unsigned char)(r >> 24);	/* PSN */
+	buf[11] = (unsigned char)i;
+	memset(buf + size - 4, 0x5a, 4);	/* not the ICRC */
+}
+
 static int do_send(const char *ip, size_t size, double secs, int batch,
 		   int mix)
 {
@@ -64,12 +91,20 @@ static int do_send(const char *ip, size_t size, double secs, int batch,
 	unsigned long n = 0, k = 0;
 	double t0 = now(), t;
 
-	if (fd < 0 || !buf || size > 65000)
+	if (fd < 0 || !buf || size > 65000 || (mix == 2 && size < 28))
 		return 1;
 	for (size_t i = 0; i < SLOT; i++)
 		buf[i] = (char)(i * 131 + 7);
+	if (mix == 2)
+		buf = realloc(buf, (size_t)batch * SLOT);
+	if (!buf)
+		return 1;
 	for (int i = 0; i < batch; i++) {
 		iov[i] = (struct iovec){ buf, size };
+		if (mix == 2) {
+			iov[i].iov_base = buf + (size_t)i * SLOT;
+			roce_fill(iov[i].iov_base, size, (unsigned long)i);
+		}
 		mm[i].msg_hdr = (struct msghdr){ .msg_name = &a,
 			.msg_namelen = sizeof(a), .msg_iov = &iov[i],
 			.msg_iovlen = 1 };
@@ -77,8 +112,10 @@ static int do_send(const char *ip, size_t size, double secs, int batch,
 	while ((t = now()) - t0 < secs) {
 		int r;
 
-		for (int i = 0; mix && i < batch; i++, k++)
+		for (int i = 0; mix == 1 && i < batch; i++, k++)
 			iov[i].iov_len = kinds[k % 5] ? kinds[k % 5] : size;
+		for (int i = 0; mix == 2 && i < batch; i++, k++)
+			roce_fill(iov[i].iov_base, size, k);
 		r = sendmmsg(fd, mm, batch, 0);
 		if (r > 0)
 			n += r;
@@ -158,7 +195,7 @@ int main(int argc, char **argv)
 
 	if (argc < 6) {
 		fprintf(stderr, "usage: net-blast send|recv IP SIZE SECS "
-			"BATCH [mix|gro]\n");
+			"BATCH [mix|roce|gro]\n");
 		return 2;
 	}
 	batch = atoi(argv[5]);
@@ -166,7 +203,9 @@ int main(int argc, char **argv)
 		return 2;
 	if (strcmp(argv[1], "send") == 0)
 		return do_send(argv[2], (size_t)atoi(argv[3]), atof(argv[4]),
-			       batch, argc > 6 && strcmp(argv[6], "mix") == 0);
+			       batch, argc <= 6 ? 0 :
+			       strcmp(argv[6], "mix") == 0 ? 1 :
+			       strcmp(argv[6], "roce") == 0 ? 2 : 0);
 	return do_recv(argv[2], atof(argv[4]), batch,
 		       argc > 6 && strcmp(argv[6], "gro") == 0);
 }

@@ -66,6 +66,10 @@ static int setup(void **state)
 	eng_idtab_init(&fx.d2.qps, 2, 0xfffffe);
 	assert_int_equal(eng_idtab_alloc_at(&fx.e.devs, 1, &fx.d1), 0);
 	assert_int_equal(eng_idtab_alloc_at(&fx.e.devs, 2, &fx.d2), 0);
+	/* what eng_device.c keeps for every device's table */
+	eng_gidmap_init(&fx.e.gids, 42);
+	assert_int_equal(eng_gidmap_put(&fx.e.gids, me, 1), 0);
+	assert_int_equal(eng_gidmap_put(&fx.e.gids, other_local, 2), 0);
 	add_qp(&fx.ud, QPN_UD, IBV_QPT_UD, IBV_QPS_RTS);
 	add_qp(&fx.rc, QPN_RC, IBV_QPT_RC, IBV_QPS_RTR);
 	add_qp(&fx.init, QPN_INIT, IBV_QPT_UD, IBV_QPS_INIT);
@@ -78,6 +82,7 @@ static int teardown(void **state)
 	eng_idtab_fini(&fx.d1.qps);
 	eng_idtab_fini(&fx.d2.qps);
 	eng_idtab_fini(&fx.e.devs);
+	eng_gidmap_fini(&fx.e.gids);
 	return 0;
 }
 
@@ -222,6 +227,10 @@ static void test_recv__qp_checks(void **state)
 	(void)state;
 	h = ud_hdrs(0x999, QKEY, 0xffff);
 	make(&p, &h, 64, peer, me, 0);
+	assert_int_equal(classify(&p, &r), ENG_RECV_NO_QP);
+	/* refused before its ICRC is looked at: a garbage flood at
+	 * random QPNs costs no ICRC computation */
+	p.buf[p.np.len - 1] ^= 0x80;
 	assert_int_equal(classify(&p, &r), ENG_RECV_NO_QP);
 	h = ud_hdrs(0, QKEY, 0xffff);			/* QP0: none */
 	make(&p, &h, 64, peer, me, 0);
