@@ -167,7 +167,10 @@ static int64_t next_timer(struct eng_dp_sched *s, uint64_t now)
 		if (dq->timer_kind != ENG_DP_TIMER_NONE &&
 		    (!best || dq->timer_at < best))
 			best = dq->timer_at;
-		if (dq->resp_timer_at && (!best || dq->resp_timer_at < best))
+		/* A held request's deadline; not once its device is gone
+		 * (nothing of the QP runs then, so it would never clear). */
+		if (dq->resp_timer_at && dq->qp->o.conn->dev &&
+		    (!best || dq->resp_timer_at < best))
 			best = dq->resp_timer_at;
 	}
 	if (!best)
