@@ -10,10 +10,11 @@ need_cmd ib_read_bw ib_read_lat
 if pt_cross; then
 	pt_case ib_read_bw read-bw-64k 1 -s 65536 -n 200
 	pt_case ib_read_bw read-bw-64k-4qp 1 -s 65536 -n 50 -q 4
-	# Not 1 MiB on -q 4 here: READ responses have no flow control (the
-	# responder streams wire_rc_read_burst a turn per QP), and four
-	# streams of 1 MiB READs overflow the requester's socket on a busy
-	# machine, whose loss recovery then ran out of retries (status 12).
+	# Four streams of 1 MiB READs once overflowed the requester's socket
+	# and ran out of retries (status 12): the requester now asks for
+	# READ responses within its device's socket buffer (eng_wire_rc_req.c,
+	# wire_rc_read_req_pkts, wire_dev_read_credit_pkts).
+	pt_case ib_read_bw read-bw-1m-4qp 1 -s 1048576 -n 5 -q 4
 	pt_case ib_read_lat read-lat-2 1 -s 2 -n 200
 	pt_case ib_read_lat read-lat-64k 1 -s 65536 -n 20
 	pairs_done

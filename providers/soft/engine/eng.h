@@ -99,6 +99,9 @@ struct eng_dev {
 	uint64_t dp_pass_bytes;
 	uint64_t dp_pass_wqes;
 	struct eng_net_dev *net;	/* its UDP 4791 sockets (eng_net.h) */
+	/* READ response packets its RC QPs asked for and have not received
+	 * (eng_wire_rc_req.c; bounded by eng_rc_read_credit). */
+	uint64_t rd_credit_used;
 };
 
 struct eng_conn {

@@ -123,6 +123,14 @@
 	  "wire: RC responder ACKs at least every N packets")		\
 	X(wire_rc_read_burst, 64, 1, 65536,				\
 	  "wire: RC READ response packets a QP sends per turn")		\
+	X(wire_rc_read_req_pkts, 32, 1, 65536,				\
+	  "wire: RC READ response packets one READ request asks for; "	\
+	  "a longer READ WQE goes as several requests (consecutive "	\
+	  "PSNs), each counted against max_rd_atomic")			\
+	X(wire_dev_read_credit_pkts, 1024, 1, 65536,			\
+	  "wire: READ response packets a device's QPs may have asked "	\
+	  "for and not received, together; at most what half its "	\
+	  "socket receive buffer (SO_RCVBUF read back) holds")		\
 	X(wire_rc_probe_us, 2000, 0, 1000000,				\
 	  "wire: RC requester's first tail probe (its last packet "	\
 	  "again, AckReq; then at doubling intervals) after max(this, "	\

@@ -140,6 +140,19 @@ static int set_int(int fd, int level, int name, int val)
 	return setsockopt(fd, level, name, &val, sizeof(val)) < 0 ? -errno : 0;
 }
 
+/* The receive buffer the kernel granted (rmem_max caps it; the engine
+ * has no CAP_NET_ADMIN for SO_RCVBUFFORCE): what READ responses may ask
+ * for (eng_rc_read_credit).  0: unknown. */
+static uint32_t get_rcvbuf(int fd)
+{
+	int v = 0;
+	socklen_t l = sizeof(v);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, &l) < 0 || v <= 0)
+		return 0;
+	return (uint32_t)v;
+}
+
 /* What receive needs: the destination (PKTINFO), TOS/TTL for the GRH,
  * drop counts; DF on send (rxe sets it: RoCE is never fragmented).
  * UDP_GRO is best effort (Linux >= 5.0). */
@@ -167,6 +180,7 @@ static int sock_options(struct eng_net_sock *s, int fd)
 	/* Capped by the host's rmem_max / wmem_max. */
 	(void)set_int(fd, SOL_SOCKET, SO_RCVBUF, 4 << 20);
 	(void)set_int(fd, SOL_SOCKET, SO_SNDBUF, 4 << 20);
+	s->rcvbuf = get_rcvbuf(fd);
 	s->gro = eng_lim.net_rx_gro && set_int(fd, IPPROTO_UDP, UDP_GRO, 1) == 0;
 	return 0;
 }
@@ -349,6 +363,20 @@ uint32_t eng_net_path_mtu(const struct eng_dev *d)
 	uint32_t m = eng_port_ib_mtu(d->netdev_mtu);
 
 	return eng_port_mtu_bytes(m ? m : 1);
+}
+
+uint64_t eng_net_rcvbuf(const struct eng_dev *d)
+{
+	const struct eng_net_dev *n = d->net;
+	uint64_t r = 0;
+
+	if (!n)
+		return 0;
+	if (n->s4.poll.fd >= 0 && n->s4.rcvbuf)
+		r = n->s4.rcvbuf;
+	if (n->s6.poll.fd >= 0 && n->s6.rcvbuf && (!r || n->s6.rcvbuf < r))
+		r = n->s6.rcvbuf;
+	return r;
 }
 
 bool eng_net_bound_addr(const struct eng_dev *d, bool ipv6, uint8_t gid[16])

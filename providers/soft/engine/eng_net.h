@@ -125,6 +125,10 @@ void eng_net_fini(struct eng *e);
  * packets fit its interface MTU (eng_port_ib_mtu; 9000 gives 4096). */
 uint32_t eng_net_path_mtu(const struct eng_dev *d);
 
+/* The receive buffer of d's sockets in bytes (the smaller one; 0 when
+ * none is open or it could not be read). */
+uint64_t eng_net_rcvbuf(const struct eng_dev *d);
+
 /*
  * Pure: splits a UDP_GRO train of len bytes whose segments are seg bytes
  * (the UDP_GRO cmsg; 0: not coalesced) into at most max packets; writes

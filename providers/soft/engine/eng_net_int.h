@@ -39,6 +39,7 @@ struct eng_net_sock {
 	uint8_t fail_addr[16];
 	uint32_t rxq_ovfl;		/* last SO_RXQ_OVFL value */
 	bool gro;
+	uint32_t rcvbuf;		/* SO_RCVBUF read back (0: unknown) */
 	bool gso_off;			/* UDP_SEGMENT refused: one by one */
 	bool want_out;			/* EPOLLOUT armed */
 	bool dirty;			/* on eng.net_dirty */

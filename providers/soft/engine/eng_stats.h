@@ -144,6 +144,7 @@
 	X(wire_rc_rnr_held)	\
 	X(wire_rc_rnr_held_ok)	\
 	X(wire_rc_held_drops)	\
+	X(wire_rc_read_credit_waits)	\
 	X(cm_wire_tx)	\
 	X(cm_wire_tx_errors)	\
 	X(cm_wire_resends)	\

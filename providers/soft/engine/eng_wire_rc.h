@@ -44,6 +44,7 @@ struct eng_rc_went {
 	uint64_t total;			/* message bytes */
 	uint32_t psn, npsn;		/* first PSN and how many it uses */
 	uint64_t rd_done;		/* READ response bytes placed */
+	uint32_t rd_chunk;		/* READ: PSNs per request */
 	int status;			/* IBV_WC_*: a local error found at
 					 * fetch completes it at the head;
 					 * ENG_RC_ST_LOCAL: a window
@@ -76,6 +77,10 @@ struct eng_wire_rc {
 	uint32_t una;			/* oldest PSN not acknowledged */
 	uint32_t since_ackreq;		/* packets since the last AckReq */
 	uint32_t rd_out;		/* READ/atomics in the window */
+	/* READ response PSNs asked for up to rd_hi, held against the
+	 * device's eng_dev.rd_credit_used as rd_claim (from una). */
+	uint32_t rd_hi;
+	uint32_t rd_claim;
 	bool probing;			/* the armed RETRY timer is the probe */
 	uint64_t probe_left;		/* ns of the full timeout after it */
 	uint64_t probe_ns;		/* the armed probe's interval */
@@ -127,6 +132,18 @@ int eng_rc_req_opcode(bool uc, uint32_t wr_opcode, bool first, bool last);
 int eng_rc_wr_of(uint8_t opcode);
 /* The READ response opcode of packet k of npsn. */
 uint8_t eng_rc_read_resp_opcode(uint32_t k, uint32_t npsn);
+/* A READ WQE of npsn response PSNs goes as requests of chunk PSNs each
+ * (the last one the rest; chunk 0: one request): the PSN count of the
+ * request holding response packet k, its first packet in *first.  Each
+ * request is answered as its own READ (FIRST..LAST), so the opcode of
+ * packet k is eng_rc_read_resp_opcode_at(). */
+uint32_t eng_rc_read_chunk(uint32_t npsn, uint32_t chunk, uint32_t k,
+			   uint32_t *first);
+uint8_t eng_rc_read_resp_opcode_at(uint32_t k, uint32_t npsn, uint32_t chunk);
+/* READ response packets a device may have asked for and not received:
+ * what half a receive buffer of rcvbuf bytes (0: unknown) holds at
+ * path MTU mtu, at most cap, at least 1. */
+uint32_t eng_rc_read_credit(uint64_t rcvbuf, uint32_t mtu, uint64_t cap);
 /* IBA 9.7.4.1.3/9.8.3.1: FIRST and MIDDLE carry exactly one MTU, LAST
  * 1..MTU, ONLY 0..MTU; a READ request or atomic none. */
 bool eng_rc_req_len_ok(uint8_t opcode, uint32_t paylen, uint32_t mtu);
@@ -178,6 +195,10 @@ struct eng_rc_acked {
 };
 void eng_rc_ack_scan(const struct eng_wire_rc *w, uint32_t p,
 		     struct eng_rc_acked *a);
+/* READ and atomic requests sent (before tx_hi) whose responses are not
+ * all in (ending after una): each holds a responder resource (IBA
+ * 9.7.2.1, max_rd_atomic counts requests, not WQEs). */
+uint32_t eng_rc_rd_reqs_out(const struct eng_wire_rc *w);
 /* The packet the tail-loss probe resends (the last one sent): its entry
  * (index from the head) and byte offset; false when there is none. */
 bool eng_rc_probe_at(const struct eng_wire_rc *w, uint32_t *idx,
@@ -187,6 +208,9 @@ bool eng_rc_probe_at(const struct eng_wire_rc *w, uint32_t *idx,
 /* The QP's wire state, allocated on first use; NULL when out of memory. */
 struct eng_wire_rc *eng_wire_rc_get(struct eng_dp_qp *dq);
 void eng_wire_rc_free(struct eng_dp_qp *dq);
+/* Sets w's hold on d's READ credit (rd_credit_used) to the response
+ * PSNs it asked for and has not received (una to rd_hi); d may be NULL. */
+void eng_wire_rc_claim(struct eng_dev *d, struct eng_wire_rc *w);
 /* QP_MODIFY: a new connection (RTR) or RESET/ERR empties the window. */
 void eng_wire_rc_qp_modified(struct eng_qp *qp, uint32_t old_state);
 /* Go back N: the next packet sent is the one of PSN psn (within the

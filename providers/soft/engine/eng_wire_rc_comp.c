@@ -251,8 +251,10 @@ static void on_data(struct eng *e, struct eng_dp_qp *dq,
 	len = atomic ? ENG_DP_ATOMIC_BYTES :
 	      (uint32_t)(x->total - x->rd_done > w->mtu ? w->mtu :
 			 x->total - x->rd_done);
+	/* Each request of a split READ is answered FIRST..LAST. */
 	if ((!atomic && (pkt->paylen != len || pkt->h.bth.opcode !=
-			 eng_rc_read_resp_opcode(want, x->npsn)))) {
+			 eng_rc_read_resp_opcode_at(want, x->npsn,
+						    x->rd_chunk)))) {
 		eng_stat_inc(wire_rc_bad_resp);
 		return;
 	}
@@ -315,6 +317,7 @@ void eng_wire_rc_comp_rx(struct eng *e, struct eng_dp_qp *dq,
 	if (dq->wrc != w)
 		return;		/* QP failed */
 	if (w->una != una0) {
+		eng_wire_rc_claim(dq->qp->o.conn->dev, w);
 		w->gap_asked = false;
 		w->recover = false;
 		eng_wire_rc_skip_acked(w);

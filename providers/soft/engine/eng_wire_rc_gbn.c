@@ -88,3 +88,40 @@ bool eng_rc_probe_at(const struct eng_wire_rc *w, uint32_t *idx,
 	}
 	return false;
 }
+
+/* Requests of READ x (chunk PSNs each) from the one holding packet a to
+ * the one holding packet b, a <= b < npsn. */
+static uint32_t chunks_between(const struct eng_rc_went *x, uint32_t a,
+			       uint32_t b)
+{
+	uint32_t c = x->rd_chunk && x->rd_chunk < x->npsn ? x->rd_chunk :
+		     x->npsn;
+
+	return c ? b / c - a / c + 1 : 1;
+}
+
+uint32_t eng_rc_rd_reqs_out(const struct eng_wire_rc *w)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < w->n; i++) {
+		const struct eng_rc_went *x = ent(w, i);
+		uint32_t op = x->sw.w.opcode, npsn = x->npsn ? x->npsn : 1;
+		int64_t lo = eng_psn_diff(w->una, x->psn);
+		int64_t hi = eng_psn_diff(w->tx_hi, x->psn);
+
+		if (hi <= 0)
+			break;			/* nothing of it sent yet */
+		if (x->status || !(eng_wr_is_read(op) || eng_wr_is_atomic(op)))
+			continue;
+		if (lo >= (int64_t)npsn)
+			continue;		/* all its responses are in */
+		if (lo < 0)
+			lo = 0;
+		if (hi > (int64_t)npsn)
+			hi = npsn;
+		n += eng_wr_is_atomic(op) ? 1 :
+		     chunks_between(x, (uint32_t)lo, (uint32_t)hi - 1);
+	}
+	return n;
+}

@@ -140,3 +140,35 @@ uint32_t eng_rc_mtu(uint32_t path_mtu_enum, uint32_t dev_mtu_bytes)
 		a = dev_mtu_bytes;
 	return a;
 }
+
+uint32_t eng_rc_read_chunk(uint32_t npsn, uint32_t chunk, uint32_t k,
+			   uint32_t *first)
+{
+	if (!chunk || chunk > npsn)
+		chunk = npsn ? npsn : 1;
+	*first = k - k % chunk;
+	if (*first >= npsn) {
+		*first = npsn ? npsn - 1 : 0;
+		return 1;
+	}
+	return npsn - *first < chunk ? npsn - *first : chunk;
+}
+
+uint8_t eng_rc_read_resp_opcode_at(uint32_t k, uint32_t npsn, uint32_t chunk)
+{
+	uint32_t first, n = eng_rc_read_chunk(npsn, chunk, k, &first);
+
+	return eng_rc_read_resp_opcode(k - first, n);
+}
+
+uint32_t eng_rc_read_credit(uint64_t rcvbuf, uint32_t mtu, uint64_t cap)
+{
+	/* The kernel charges a datagram's truesize, about twice an MTU
+	 * payload's (page-sized buffers and the skb); half the buffer is
+	 * left to the rest of the device's traffic (ACKs, requests). */
+	uint64_t per = 2ull * mtu + 512, c = rcvbuf ? rcvbuf / 2 / per : cap;
+
+	if (c > cap)
+		c = cap;
+	return c ? (uint32_t)c : 1;
+}

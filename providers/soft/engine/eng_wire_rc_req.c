@@ -72,6 +72,49 @@ static bool is_rd_atomic(uint32_t op)
 	return eng_wr_is_read(op) || eng_wr_is_atomic(op);
 }
 
+/* READ response packets d's QPs may ask for together. */
+static uint32_t read_credit(struct eng_dev *d, const struct eng_wire_rc *w)
+{
+	return eng_rc_read_credit(eng_net_rcvbuf(d), w->mtu,
+				  eng_lim.wire_dev_read_credit_pkts);
+}
+
+/*
+ * Receiver-driven flow control of READ responses: every QP's responses
+ * land in its device's one socket, which the responders fill faster than
+ * one loop thread drains it; beyond its receive buffer the kernel drops
+ * them (RcvbufErrors), and go back N on lost responses of four QPs'
+ * 1 MiB READs ended in RETRY_EXC_ERR.  So a READ WQE goes as requests of
+ * rd_chunk packets (a READ request stands alone on the wire, any length,
+ * IBA 9.4.3; rxe answers each), and a new one is sent only while the
+ * device's asked-for responses stay within read_credit() and the QP's
+ * outstanding READ/atomic requests within max_rd_atomic (the responder
+ * keeps a resource for each, 9.7.2.1).  A request asked again (go back
+ * N, probe) is within what was counted.
+ */
+static bool rd_may_send(struct eng_dp_qp *dq, struct eng_wire_rc *w,
+			struct eng_rc_went *x, uint32_t psn, uint32_t npsn)
+{
+	struct eng_qp *qp = dq->qp;
+	struct eng_dev *d = qp->o.conn->dev;
+	uint32_t rd_max = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
+
+	if (!is_rd_atomic(x->sw.w.opcode) || eng_psn_before(psn, w->tx_hi))
+		return true;
+	if (eng_rc_rd_reqs_out(w) >= rd_max)
+		return false;
+	/* A QP with nothing asked for may always ask for one request: a
+	 * hold some other QP never gives back (its route gone) stalls
+	 * no one. */
+	if (!eng_wr_is_read(x->sw.w.opcode) || !w->rd_claim)
+		return true;
+	if (d->rd_credit_used + npsn > read_credit(d, w)) {
+		eng_stat_inc(wire_rc_read_credit_waits);
+		return false;
+	}
+	return true;
+}
+
 /* Takes SQ WQEs into the window while there is room; -1 when the ring
  * is malformed (the QP is made fatal). */
 static int fill(struct eng *e, struct eng_dp_qp *dq, struct eng_wire_rc *w)
@@ -99,6 +142,12 @@ static int fill(struct eng *e, struct eng_dp_qp *dq, struct eng_wire_rc *w)
 		x->status = eng_wr_is_local(op) ? ENG_RC_ST_LOCAL :
 			    local_check(qp, x);
 		x->rd_done = 0;
+		x->rd_chunk = 0;
+		if (eng_wr_is_read(op))
+			x->rd_chunk = (uint32_t)(eng_lim.wire_rc_read_req_pkts <
+						 read_credit(qp->o.conn->dev, w) ?
+						 eng_lim.wire_rc_read_req_pkts :
+						 read_credit(qp->o.conn->dev, w));
 		x->psn = w->next_psn;
 		if (x->status == ENG_RC_ST_LOCAL)
 			x->total = 0;
@@ -150,9 +199,18 @@ static int build(struct eng_qp *qp, struct eng_wire_rc *w,
 	*paylen = 0;
 	*last = true;
 	if (eng_wr_is_read(wq->opcode)) {
+		uint32_t k0, n = eng_rc_read_chunk(x->npsn, x->rd_chunk,
+						   (uint32_t)(off / w->mtu),
+						   &k0);
+		uint64_t end = (uint64_t)(k0 + n) * w->mtu;
+
+		/* To the end of its request: a request asked again from
+		 * what was placed stays within the original (rxe checks). */
 		h->reth = (struct eng_reth){ .va = wq->remote_addr + off,
 					     .rkey = wq->rkey,
-					     .dmalen = (uint32_t)left };
+					     .dmalen = (uint32_t)((end < x->total ?
+						       end : x->total) - off) };
+		*last = k0 + n >= x->npsn;
 	} else if (eng_wr_is_atomic(wq->opcode)) {
 		bool cas = wq->opcode == IBV_WR_ATOMIC_CMP_AND_SWP;
 
@@ -227,12 +285,19 @@ static bool send_one(struct eng *e, struct eng_dp_qp *dq,
 		     struct eng_wire_rc *w, uint64_t *bytes)
 {
 	struct eng_rc_went *x = ent(w, w->sent);
-	uint32_t paylen;
+	uint32_t paylen, rd_k0 = 0, rd_n = 0;
 	bool last;
 	int st;
 
 	if (x->status)
 		return false;	/* completes with its error at the head */
+	if (eng_wr_is_read(x->sw.w.opcode))
+		rd_n = eng_rc_read_chunk(x->npsn, x->rd_chunk,
+					 (uint32_t)(w->cur_off / w->mtu), &rd_k0);
+	if (!rd_may_send(dq, w, x, eng_psn_add(x->psn, (uint32_t)(w->cur_off /
+								 w->mtu)),
+			 rd_n))
+		return false;
 	st = send_pkt(e, dq, w, x, w->cur_off, w->recover, &paylen, &last);
 	if (st != IBV_WC_SUCCESS) {
 		x->status = st;
@@ -240,13 +305,20 @@ static bool send_one(struct eng *e, struct eng_dp_qp *dq,
 	}
 	*bytes = paylen;
 	w->tx_psn = eng_psn_add(x->psn, (uint32_t)(w->cur_off / w->mtu) + 1);
-	if (eng_wr_is_read(x->sw.w.opcode))
-		w->tx_psn = eng_psn_add(x->psn, x->npsn);
+	if (eng_wr_is_read(x->sw.w.opcode)) {
+		w->tx_psn = eng_psn_add(x->psn, rd_k0 + rd_n);
+		if (eng_psn_after(w->tx_psn, w->rd_hi)) {
+			w->rd_hi = w->tx_psn;
+			eng_wire_rc_claim(dq->qp->o.conn->dev, w);
+		}
+	}
 	if (eng_psn_after(w->tx_psn, w->tx_hi))
 		w->tx_hi = w->tx_psn;
 	if (last) {
 		w->sent++;
 		w->cur_off = 0;
+	} else if (eng_wr_is_read(x->sw.w.opcode)) {
+		w->cur_off = (uint64_t)(rd_k0 + rd_n) * w->mtu;
 	} else {
 		w->cur_off += paylen;
 	}
@@ -394,7 +466,7 @@ bool eng_wire_rc_req_run(struct eng *e, struct eng_dp_qp *dq,
 		w->req_init = true;
 		w->next_psn = w->tx_psn = w->una = qp->attr.sq_psn &
 						   ENG_PSN_MASK;
-		w->tx_hi = w->una;
+		w->tx_hi = w->rd_hi = w->una;
 	}
 	if (fill(e, dq, w) < 0) {
 		eng_dp_qp_fatal(e, qp);

@@ -56,8 +56,28 @@ struct eng_wire_rc *eng_wire_rc_get(struct eng_dp_qp *dq)
 	return w;
 }
 
+void eng_wire_rc_claim(struct eng_dev *d, struct eng_wire_rc *w)
+{
+	uint32_t c = 0;
+
+	if (w->req_init && eng_psn_after(w->rd_hi, w->una))
+		c = (uint32_t)eng_psn_diff(w->rd_hi, w->una);
+	if (d) {
+		d->rd_credit_used -= d->rd_credit_used < w->rd_claim ?
+				     d->rd_credit_used : w->rd_claim;
+		d->rd_credit_used += c;
+	}
+	w->rd_claim = c;
+}
+
 void eng_wire_rc_free(struct eng_dp_qp *dq)
 {
+	struct eng_dev *d = dq->qp && dq->qp->o.conn ? dq->qp->o.conn->dev
+						      : NULL;
+
+	if (dq->wrc && d)	/* its READ credit goes back to the device */
+		d->rd_credit_used -= d->rd_credit_used < dq->wrc->rd_claim ?
+				     d->rd_credit_used : dq->wrc->rd_claim;
 	free(dq->wrc);
 	dq->wrc = NULL;
 	dq->resp_timer_at = 0;		/* a held request goes with it */

@@ -168,6 +168,70 @@ static void test_eng_wire_rc__mtu(void **state)
 	assert_int_equal(eng_rc_mtu(77, 0), 256);
 }
 
+/* A split READ: requests of chunk PSNs, the last the rest; each answered
+ * FIRST..LAST on its own. */
+static void test_eng_wire_rc__read_split(void **state)
+{
+	uint32_t first = 99;
+
+	(void)state;
+	/* 256 response packets (1 MiB at 4096) in requests of 32 */
+	assert_int_equal(eng_rc_read_chunk(256, 32, 0, &first), 32);
+	assert_int_equal(first, 0);
+	assert_int_equal(eng_rc_read_chunk(256, 32, 33, &first), 32);
+	assert_int_equal(first, 32);
+	assert_int_equal(eng_rc_read_chunk(256, 32, 255, &first), 32);
+	assert_int_equal(first, 224);
+	/* 70 in 32s: 32, 32, 6 */
+	assert_int_equal(eng_rc_read_chunk(70, 32, 64, &first), 6);
+	assert_int_equal(first, 64);
+	assert_int_equal(eng_rc_read_chunk(70, 32, 69, &first), 6);
+	/* no split (chunk 0 or larger than the READ); a 0-byte READ */
+	assert_int_equal(eng_rc_read_chunk(70, 0, 40, &first), 70);
+	assert_int_equal(first, 0);
+	assert_int_equal(eng_rc_read_chunk(5, 32, 4, &first), 5);
+	assert_int_equal(eng_rc_read_chunk(1, 32, 0, &first), 1);
+	assert_int_equal(first, 0);
+	/* a k beyond the READ is clamped to its last packet */
+	assert_int_equal(eng_rc_read_chunk(4, 2, 9, &first), 1);
+	assert_int_equal(first, 3);
+	/* opcodes restart per request */
+	assert_int_equal(eng_rc_read_resp_opcode_at(0, 70, 32),
+			 ENG_OP_RC_READ_RESP_FIRST);
+	assert_int_equal(eng_rc_read_resp_opcode_at(31, 70, 32),
+			 ENG_OP_RC_READ_RESP_LAST);
+	assert_int_equal(eng_rc_read_resp_opcode_at(32, 70, 32),
+			 ENG_OP_RC_READ_RESP_FIRST);
+	assert_int_equal(eng_rc_read_resp_opcode_at(40, 70, 32),
+			 ENG_OP_RC_READ_RESP_MIDDLE);
+	assert_int_equal(eng_rc_read_resp_opcode_at(69, 70, 32),
+			 ENG_OP_RC_READ_RESP_LAST);
+	/* a last request of one packet is ONLY */
+	assert_int_equal(eng_rc_read_resp_opcode_at(64, 65, 32),
+			 ENG_OP_RC_READ_RESP_ONLY);
+	/* unsplit: as eng_rc_read_resp_opcode */
+	assert_int_equal(eng_rc_read_resp_opcode_at(40, 70, 0),
+			 ENG_OP_RC_READ_RESP_MIDDLE);
+	assert_int_equal(eng_rc_read_resp_opcode_at(32, 70, 0),
+			 ENG_OP_RC_READ_RESP_MIDDLE);
+}
+
+/* The device's READ credit: half the receive buffer at about twice an
+ * MTU a packet, within the cap, never 0. */
+static void test_eng_wire_rc__read_credit(void **state)
+{
+	(void)state;
+	/* 8 MiB read back (rmem_max 4 MiB): 4 MiB / 8704 at 4096 */
+	assert_int_equal(eng_rc_read_credit(8u << 20, 4096, 1024), 481);
+	assert_int_equal(eng_rc_read_credit(8u << 20, 1024, 1024), 1024);
+	/* Debian's default rmem_max (212992, read back doubled) */
+	assert_int_equal(eng_rc_read_credit(425984, 4096, 1024), 24);
+	assert_int_equal(eng_rc_read_credit(425984, 1024, 1024), 83);
+	/* unknown: the cap; tiny: one */
+	assert_int_equal(eng_rc_read_credit(0, 4096, 300), 300);
+	assert_int_equal(eng_rc_read_credit(1000, 4096, 300), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -178,6 +242,8 @@ int main(void)
 		cmocka_unit_test(test_eng_wire_rc__read_resp_opcodes),
 		cmocka_unit_test(test_eng_wire_rc__lengths),
 		cmocka_unit_test(test_eng_wire_rc__mtu),
+		cmocka_unit_test(test_eng_wire_rc__read_split),
+		cmocka_unit_test(test_eng_wire_rc__read_credit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

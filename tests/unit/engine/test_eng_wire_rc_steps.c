@@ -417,6 +417,47 @@ static void test_rc_steps__ack_scan(void **state)
 	free(w);
 }
 
+/* max_rd_atomic counts READ requests: a READ WQE split into requests of
+ * rd_chunk PSNs holds one per request sent whose responses are not all
+ * in; atomics one each; SEND/WRITEs none. */
+static void test_rc_steps__rd_reqs_out(void **state)
+{
+	struct eng_wire_rc *w = win_new();
+
+	(void)state;
+	w->next_psn = w->una = w->tx_hi = 100;
+	win_add(w, IBV_WR_RDMA_READ, 10 * MTU);		/* 100..109 */
+	w->win[0].rd_chunk = 4;				/* 4, 4, 2 */
+	win_add(w, IBV_WR_SEND, 2 * MTU);		/* 110..111 */
+	win_add(w, IBV_WR_ATOMIC_FETCH_AND_ADD, 8);	/* 112 */
+	assert_int_equal(eng_rc_rd_reqs_out(w), 0);	/* nothing sent */
+	w->tx_hi = 104;					/* first request */
+	assert_int_equal(eng_rc_rd_reqs_out(w), 1);
+	w->tx_hi = 110;					/* all three */
+	assert_int_equal(eng_rc_rd_reqs_out(w), 3);
+	w->una = 103;			/* the first is still arriving */
+	assert_int_equal(eng_rc_rd_reqs_out(w), 3);
+	w->una = 104;			/* the first is all in */
+	assert_int_equal(eng_rc_rd_reqs_out(w), 2);
+	w->tx_hi = 113;			/* the SEND and the atomic too */
+	assert_int_equal(eng_rc_rd_reqs_out(w), 3);
+	w->una = 112;			/* the READ is in, the atomic not */
+	assert_int_equal(eng_rc_rd_reqs_out(w), 1);
+	w->una = 113;
+	assert_int_equal(eng_rc_rd_reqs_out(w), 0);
+	/* unsplit (rd_chunk 0): one request, across a PSN wrap */
+	memset(w, 0, sizeof(*w));
+	w->cap = 8;
+	w->mtu = MTU;
+	w->next_psn = w->una = 0xfffffe;
+	win_add(w, IBV_WR_RDMA_READ, 5 * MTU);
+	w->tx_hi = 3;
+	assert_int_equal(eng_rc_rd_reqs_out(w), 1);
+	w->una = 3;
+	assert_int_equal(eng_rc_rd_reqs_out(w), 0);
+	free(w);
+}
+
 static void test_rc_steps__probe_resends_the_tail_only(void **state)
 {
 	struct eng_wire_rc *w = win_std();
@@ -520,6 +561,7 @@ int main(void)
 		cmocka_unit_test(test_rc_steps__held_request_waits_alone),
 		cmocka_unit_test(test_rc_steps__psn_wrap),
 		cmocka_unit_test(test_rc_steps__ack_scan),
+		cmocka_unit_test(test_rc_steps__rd_reqs_out),
 		cmocka_unit_test(test_rc_steps__probe_resends_the_tail_only),
 		cmocka_unit_test(test_rc_steps__go_back_n_retry_counting),
 	};
