@@ -62,6 +62,8 @@ void eng_wire_rc_claim(struct eng_dev *d, struct eng_wire_rc *w)
 
 	if (w->req_init && eng_psn_after(w->rd_hi, w->una))
 		c = (uint32_t)eng_psn_diff(w->rd_hi, w->una);
+	else
+		w->rd_hi = w->una;	/* trails una: 24-bit PSNs wrap */
 	if (d) {
 		d->rd_credit_used -= d->rd_credit_used < w->rd_claim ?
 				     d->rd_credit_used : w->rd_claim;
