@@ -17,6 +17,9 @@ if pt_cross; then
 	pt_case ib_read_bw read-bw-1m-4qp 1 -s 1048576 -n 5 -q 4
 	pt_case ib_read_lat read-lat-2 1 -s 2 -n 200
 	pt_case ib_read_lat read-lat-64k 1 -s 65536 -n 20
+	# For the log: how often READ requests waited for the device's
+	# credit, the receive buffer overflows, retransmissions.
+	pods_wire_stats | grep -E "wire counters|read_credit|overflows|retransmits" || :
 	pairs_done
 fi
 pt_case ib_read_bw read-bw-all 23 -a -n 200
