@@ -96,8 +96,12 @@ if [ -f /usr/include/rdma/rsocket.h ]; then
 	$CC -o "$WORK/enosys" "$WORK/enosys.c" -lrdmacm ||
 		{ echo "FAIL: probe does not build against Debian's"; exit 1; }
 	# Debian's library has no ENOSYS rdma_notify: the probe tells the
-	# two libraries apart.
-	"$WORK/enosys" >/dev/null 2>&1 &&
+	# two libraries apart.  Over Debian's it dies early (its riowrite
+	# dereferences a number that is no rsocket), which is what is
+	# expected of it; that run is Debian's code, so it is made without the
+	# sanitizer runtime the SAN tiers preload (whose SEGV report would
+	# otherwise fail this test).
+	env -u LD_PRELOAD "$WORK/enosys" >/dev/null 2>&1 &&
 		{ echo "FAIL: the probe passes over Debian's library too"; fail=1; }
 	LD_LIBRARY_PATH="$BUILD/lib" PODVERBS_DEBUG=1 "$WORK/enosys" \
 		>"$WORK/out" 2>&1 || { cat "$WORK/out"; echo "FAIL: probe over ours"; fail=1; }
