@@ -40,18 +40,29 @@ static uint32_t draw(const struct eng_mrkeys *k, uint32_t not)
 	return 0;
 }
 
-int eng_mrkeys_assign(struct eng_mrkeys *k, struct eng_mr *mr)
+/* Two fresh keys for mr, entered in both tables (mr's own unchanged). */
+static int put_pair(struct eng_mrkeys *k, struct eng_mr *mr, uint32_t *lkey,
+		    uint32_t *rkey)
 {
-	uint32_t lkey = draw(k, 0), rkey = lkey ? draw(k, lkey) : 0;
-
-	if (!rkey)
+	*lkey = draw(k, 0);
+	*rkey = *lkey ? draw(k, *lkey) : 0;
+	if (!*rkey)
 		return -ENOMEM;
-	if (eng_keytab_put(&k->lkeys, lkey, mr) < 0)
+	if (eng_keytab_put(&k->lkeys, *lkey, mr) < 0)
 		return -ENOMEM;
-	if (eng_keytab_put(&k->rkeys, rkey, mr) < 0) {
-		eng_keytab_del(&k->lkeys, lkey);
+	if (eng_keytab_put(&k->rkeys, *rkey, mr) < 0) {
+		eng_keytab_del(&k->lkeys, *lkey);
 		return -ENOMEM;
 	}
+	return 0;
+}
+
+int eng_mrkeys_assign(struct eng_mrkeys *k, struct eng_mr *mr)
+{
+	uint32_t lkey, rkey;
+
+	if (put_pair(k, mr, &lkey, &rkey) < 0)
+		return -ENOMEM;
 	mr->lkey = lkey;
 	mr->rkey = rkey;
 	return 0;
@@ -67,16 +78,10 @@ void eng_mrkeys_release(struct eng_mrkeys *k, const struct eng_mr *mr)
 
 int eng_mrkeys_rekey(struct eng_mrkeys *k, struct eng_mr *mr)
 {
-	uint32_t lkey = draw(k, 0), rkey = lkey ? draw(k, lkey) : 0;
+	uint32_t lkey, rkey;
 
-	if (!rkey)
+	if (put_pair(k, mr, &lkey, &rkey) < 0)
 		return -ENOMEM;
-	if (eng_keytab_put(&k->lkeys, lkey, mr) < 0)
-		return -ENOMEM;
-	if (eng_keytab_put(&k->rkeys, rkey, mr) < 0) {
-		eng_keytab_del(&k->lkeys, lkey);
-		return -ENOMEM;
-	}
 	eng_mrkeys_release(k, mr);
 	mr->lkey = lkey;
 	mr->rkey = rkey;
