@@ -332,10 +332,12 @@ wire_capture() {
 		need_cmd tcpdump
 		rm -f "$(nodes_dir)/tcpdump.log"
 		# --immediate-mode: each packet is written as it comes, none
-		# waits in libpcap's buffer when tcpdump is stopped; -Z root:
+		# waits in libpcap's buffer when tcpdump is stopped; -B: 64 MiB
+		# of kernel buffer for a busy machine's bursts; -Z root:
 		# no change of user, which would clear the parent-death signal.
 		ip netns exec "$(topo_name wire)" $NODES_PDEATH tcpdump \
 			-i "${WIRE_CAPTURE_IF:-n1}" --immediate-mode -U -n -s 0 -Z root \
+			-B 65536 \
 			-w "$2" ${3:+"$3"} >"$(nodes_dir)/tcpdump.log" 2>&1 &
 		echo $! >"$(nodes_dir)/tcpdump.pid"
 		topo_track_pid $!
@@ -351,6 +353,9 @@ wire_capture() {
 		wait_until 5 pid_gone "$_wc_pid"
 		stop_pid "$_wc_pid"
 		rm -f "$(nodes_dir)/tcpdump.pid"
+		# Say so when the capture is not the whole traffic.
+		grep -E '^[1-9][0-9]* packets? dropped by kernel' \
+			"$(nodes_dir)/tcpdump.log" 2>/dev/null | sed 's/^/tcpdump: /'
 		;;
 	*) fail "wire_capture start FILE [FILTER] | stop" ;;
 	esac

@@ -6,8 +6,9 @@ usage: ud_inject.py CASE[@SRC][,CASE[@SRC]...] SRC DST DQPN QKEY [COUNT]
 
 Sends COUNT (default 5) UD SEND_ONLY packets to DST:4791 through a raw
 socket (so the source address can be anyone's), built with python3-scapy,
-whose RoCE layer computes the ICRC over the header as sent (DF, ID 1234,
-UDP checksum 0 as kernel rxe sends).  CASE:
+whose RoCE layer computes the ICRC over the header as sent (DF, UDP
+checksum 0 as kernel rxe sends; the IP ID names the case, 1230 + its place
+in CASES below, so a capture tells which packets it holds).  CASE:
   good   everything right (QPN, Q_Key, P_Key 0xffff, ICRC)
   icrc   the ICRC's last byte flipped
   qkey   Q_Key + 1
@@ -30,6 +31,9 @@ except ImportError as e:
     sys.exit(77)
 
 
+CASES = ("good", "icrc", "qkey", "pkey", "noqp", "trunc")
+
+
 def build(case, src, dst, dqpn, qkey):
     pkey = 0x1234 if case == "pkey" else 0xffff
     if case == "noqp":
@@ -40,7 +44,8 @@ def build(case, src, dst, dqpn, qkey):
     payload = bytes((i * 13) & 0xff for i in range(64))
     if case == "trunc":
         deth, payload = deth[:4], b""
-    pkt = IP(src=src, dst=dst, flags="DF", id=1234, ttl=64) / \
+    pkt = IP(src=src, dst=dst, flags="DF",
+             id=1230 + CASES.index(case), ttl=64) / \
         UDP(sport=4791, dport=4791, chksum=0) / \
         (BTH(opcode=0x64, dqpn=dqpn, psn=1, pkey=pkey) /
          Raw(deth + payload))
