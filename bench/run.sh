@@ -19,6 +19,11 @@
 # BENCH_CROSS=1 (the default) then runs the cross-node rows, bench/cross.sh
 # (its own two simulated nodes unless the caller exports BENCH_X_PODS and
 # the nodes' state, as deploy/demo.sh does); BENCH_CROSS=0 skips them.
+# Between them: the message-rate and 4 MiB rows (bench/lib/msgrate.sh) and
+# a size sweep (bench/lib/sweep.sh; BENCH_SWEEP=0 skips it).  Last, the
+# report: BUILD/bench/report.md with the machine, every table and plots of
+# bandwidth and latency against message size (bench/lib/report.sh;
+# BENCH_OUT elsewhere).
 PV_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PV_BUILD=$(cd "${1:-${PV_BUILD:-$PV_ROOT/build}}" && pwd)
 export PV_ROOT PV_BUILD
@@ -53,6 +58,10 @@ ENG_A=$PODVERBS_ENGINE ENG_B=$PODVERBS_ENGINE
 ENGINE_PID_A=$ENGINE_PID ENGINE_PID_B=
 . "$PV_ROOT/bench/lib/measure.sh"
 . "$PV_ROOT/bench/lib/ucx.sh"
+. "$PV_ROOT/bench/lib/msgrate.sh"
+. "$PV_ROOT/bench/lib/sweep.sh"
+. "$PV_ROOT/bench/lib/report.sh"
+REPORT_LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 
 for c in ib_write_bw ib_send_bw ib_read_bw ib_write_lat ib_send_lat \
 	ib_read_lat iperf3 sockperf ss; do
@@ -119,10 +128,30 @@ if [ -s "$TMP/last-failure" ]; then
 	echo "last failed perftest run:"
 	cat "$TMP/last-failure"
 fi
-command -v cmtime >/dev/null 2>&1 && cm_rows
+# Message rate and 4 MiB messages (bench/lib/msgrate.sh), then the size
+# sweep for the report's plots (bench/lib/sweep.sh; BENCH_SWEEP=0 skips it).
+echo
+echo "message rate (8 B, perftest MsgRate, median of $REPS) and 4 MiB messages:"
+msgrate_rows >"$TMP/msgrate"
+cat "$TMP/msgrate"
+if [ "${BENCH_SWEEP:-1}" = 1 ]; then
+	echo
+	echo "size sweep for the report (one run per point): bandwidth $SWEEP_BW_SIZES; latency $SWEEP_LAT_SIZES"
+	sweep_run
+fi
+command -v cmtime >/dev/null 2>&1 && cm_rows | tee "$TMP/cm.txt"
 # The cross-node rows (bench/cross.sh): its own two nodes, or the caller's
 # (BENCH_X_PODS, see there).  Its exit status is this script's: a miss is
-# never an error, a setup that could not be built is.
-[ "${BENCH_CROSS:-1}" = 1 ] || exit 0
+# never an error, a setup that could not be built is.  The report
+# (bench/lib/report.sh) is written last, with them.
+rc=0
+if [ "${BENCH_CROSS:-1}" = 1 ]; then
+	echo
+	{ sh "$PV_ROOT/bench/cross.sh" "$PV_BUILD"; echo $? >"$TMP/cross.rc"; } |
+		tee "$TMP/cross.txt"
+	rc=$(cat "$TMP/cross.rc" 2>/dev/null || echo 1)
+fi
+cat "$TMP/cm.txt" >>"$TMP/table" 2>/dev/null
 echo
-sh "$PV_ROOT/bench/cross.sh" "$PV_BUILD"
+report_write "$TMP/table" "$TMP/msgrate" "$TMP/cross.txt"
+exit "$rc"

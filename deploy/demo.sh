@@ -73,6 +73,8 @@ if [ "${DEMO_BENCH:-1}" = 1 ]; then
 		PODVERBS_ENGINE=$(node_engine_sock 1) \
 		BENCH_ENGINE_PID=$(node_engine_pid 1) \
 		BENCH_X_PODS="a1 b1" BENCH_X_REPS=${BENCH_X_REPS:-1} \
+		BENCH_SWEEP_BW_SIZES=${BENCH_SWEEP_BW_SIZES:-64 4096 65536 1048576} \
+		BENCH_SWEEP_LAT_SIZES=${BENCH_SWEEP_LAT_SIZES:-2 4096} \
 		sh "$PV_ROOT/bench/run.sh" "$PV_BUILD" || must bench
 fi
 

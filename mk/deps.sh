@@ -9,6 +9,7 @@ linux-libc-dev
 clang-14 libclang-rt-14-dev binutils
 libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils perftest
 iperf3 sockperf
+gnuplot-nox linux-perf
 podman runc containernetworking-plugins iptables
 strace util-linux coreutils
 python3
