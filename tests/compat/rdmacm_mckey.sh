@@ -7,16 +7,13 @@
 # group address (::ffff:239.x), QPN 0xFFFFFF; the engine hands each
 # datagram to the attached QPs (providers/soft/engine/eng_mcast.h).
 #
-# Not in tests/cross.list: the engine delivers a send to a group only to
-# the members on its own node (eng_mcast.h); nothing of a group leaves on
-# the wire and no IGMP membership is joined in the pod's namespace
-# (librdmacm/README.md, "Cross-node multicast will need").  The routed
-# layout's node namespaces do no multicast routing either, as many
-# Kubernetes pod networks do not; the flat layout (nodes.sh `nodes_up 2
-# flat`, one L2 segment) would carry it once the engine sends it.
+# Not in tests/cross.list: the cross pass uses nodes.sh's routed layout,
+# whose node namespaces do no multicast routing (as many Kubernetes pod
+# networks do not).  Across nodes, mckey runs in the flat layout (one L2
+# segment) in tests/integration/wire_mcast.sh.
 set -u
 if [ "${PV_TOPO:-}" = cross ]; then
-	echo "SKIP: multicast across nodes: the engine delivers a group's datagrams on its own node only (librdmacm/README.md)"
+	echo "SKIP: the routed layout does no multicast routing; mckey across nodes is tests/integration/wire_mcast.sh (flat layout)"
 	exit 77
 fi
 . "$PV_ROOT/tests/lib/pods.sh"

@@ -162,8 +162,14 @@ static int ud_dest(struct eng *e, struct eng_dp_qp *dq,
 	qkey = (w->remote_qkey & 0x80000000u) ? qp->attr.qkey : w->remote_qkey;
 	if (eng_mcast_gid_is_group(ah->attr.dgid) &&
 	    (w->remote_qpn & ENG_BTH_24BIT_MASK) == ENG_MCAST_QPN) {
-		/* To a group: every member here gets it (eng_mcast.h). */
+		/* To a group: every member here gets it, and the wire
+		 * carries one datagram to the group's address for the
+		 * members elsewhere (eng_mcast.h). */
 		eng_mcast_deliver(e, qp, m, qkey);
+		if (eng_wire_up(own, ah->attr.dgid)) {
+			eng_stat_inc(mcast_wire_tx);
+			return eng_wire_ud_send(e, dq, m, ENG_MCAST_QPN, qkey);
+		}
 		return IBV_WC_SUCCESS;
 	}
 	if (eng_wire_route(e, own, ah->attr.dgid))

@@ -10,9 +10,11 @@
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_dp_reply.h"
 #include "providers/soft/engine/eng_dp_rguard.h"
+#include "providers/soft/engine/eng_net.h"
 #include "providers/soft/engine/eng_obj.h"
 #include "providers/soft/engine/eng_port.h"
 #include "providers/soft/engine/eng_stats.h"
+#include "providers/soft/engine/eng_wire_xport.h"
 #include "providers/soft/engine/eng_wr.h"
 
 struct att {
@@ -53,9 +55,11 @@ static uint32_t count(const struct eng_qp *qp, const struct eng_dev *dev,
 	return n;
 }
 
-int eng_mcast_attach(struct eng_qp *qp, const uint8_t gid[16],
+int eng_mcast_attach(struct eng *e, struct eng_qp *qp, const uint8_t gid[16],
 		     const char **why)
 {
+	uint32_t dev_in_group;
+
 	struct eng_dev *dev = qp->o.conn->dev;
 	int32_t at;
 
@@ -66,7 +70,8 @@ int eng_mcast_attach(struct eng_qp *qp, const uint8_t gid[16],
 	if (nused >= ENG_MCAST_MAX)
 		return -ENOMEM;
 	*why = "device's share of the group full";
-	if (count(NULL, dev, gid, &at) >= ENG_MCAST_PER_GROUP)
+	dev_in_group = count(NULL, dev, gid, &at);
+	if (dev_in_group >= ENG_MCAST_PER_GROUP)
 		return -ENOMEM;
 	*why = "QP's groups full";
 	if (count(qp, NULL, NULL, &at) >= ENG_MCAST_PER_QP)
@@ -78,7 +83,20 @@ int eng_mcast_attach(struct eng_qp *qp, const uint8_t gid[16],
 	memcpy(table[nused].gid, gid, 16);
 	nused++;
 	eng_stat_inc(mcast_attaches);
+	/* The device's first member: the group on the wire too (a failure
+	 * there leaves this node's delivery working; eng_net_mcast.c). */
+	if (dev_in_group == 0 && dev)
+		(void)eng_net_mcast_join(e, dev, gid);
 	return 0;
+}
+
+/* After an attachment of dev to gid went: the last one leaves. */
+static void left(struct eng *e, struct eng_dev *dev, const uint8_t gid[16])
+{
+	int32_t at;
+
+	if (dev && count(NULL, dev, gid, &at) == 0)
+		eng_net_mcast_leave(e, dev, gid);
 }
 
 static void drop_at(uint32_t i)
@@ -87,24 +105,31 @@ static void drop_at(uint32_t i)
 	memset(&table[nused], 0, sizeof(table[nused]));
 }
 
-int eng_mcast_detach(struct eng_qp *qp, const uint8_t gid[16])
+int eng_mcast_detach(struct eng *e, struct eng_qp *qp, const uint8_t gid[16])
 {
+	uint8_t g[16];
 	int32_t at;
 
 	count(qp, NULL, gid, &at);
 	if (at < 0)
 		return -EINVAL;
+	memcpy(g, gid, 16);
 	drop_at((uint32_t)at);
 	eng_stat_inc(mcast_detaches);
+	left(e, qp->o.conn->dev, g);
 	return 0;
 }
 
-void eng_mcast_qp_gone(struct eng_qp *qp)
+void eng_mcast_qp_gone(struct eng *e, struct eng_qp *qp)
 {
 	for (uint32_t i = 0; i < nused;) {
 		if (table[i].qp == qp) {
+			uint8_t g[16];
+
+			memcpy(g, table[i].gid, 16);
 			drop_at(i);
 			eng_stat_inc(mcast_detaches);
+			left(e, qp->o.conn->dev, g);
 		} else {
 			i++;
 		}
@@ -152,4 +177,25 @@ uint32_t eng_mcast_deliver(struct eng *e, struct eng_qp *src,
 		eng_stat_inc(mcast_delivered);
 	}
 	return got;
+}
+
+void eng_mcast_wire_rx(struct eng *e, struct eng_dev *d,
+		       const struct eng_pkt *pkt, const struct eng_wire_ip *ip,
+		       const uint8_t gid[16])
+{
+	/* Delivering only fills receive queues and CQs: the table does not
+	 * change under the walk. */
+	for (uint32_t i = 0; i < nused; i++) {
+		struct eng_qp *to = table[i].qp;
+
+		if (to->o.conn->dev != d || memcmp(table[i].gid, gid, 16))
+			continue;
+		if (!eng_qps_receives(to->state) ||
+		    pkt->h.deth.qkey != to->attr.qkey) {
+			eng_stat_inc(mcast_drops);
+			continue;
+		}
+		eng_wire_ud_rx(e, d, to, pkt, ip);
+		eng_stat_inc(mcast_delivered);
+	}
 }

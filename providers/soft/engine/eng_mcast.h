@@ -2,9 +2,12 @@
 /*
  * Multicast on one engine: UD QPs attached to groups (ibv_attach_mcast),
  * and a UD send to a group's GID with QPN 0xFFFFFF handed to every QP
- * attached to it (IBA 10.5.2.4, 9.8.1).  Same node only; cross-node
- * (IP multicast with the pod's IGMP membership) is librdmacm/README.md's
- * "Not yet".
+ * attached to it (IBA 10.5.2.4, 9.8.1).  Across nodes (RoCEv2: the group
+ * GID is an IP multicast address): a device's first attachment to a group
+ * joins it on the pod's interface and its last one leaves
+ * (eng_net_mcast.c); a send to a group also leaves as one datagram to the
+ * group's address (eng_dp_req.c), and what a joined device receives goes
+ * to its attached QPs (eng_mcast_wire_rx).
  *
  * Rules: a connection attaches only its own QPs (handles are per
  * connection), only UD QPs, only multicast GIDs; a datagram reaches the
@@ -42,16 +45,27 @@ int eng_op_qp_mcast_detach(struct eng_req *r);
 
 /* The table (eng_mcast.c).  attach: 0 (also when attached already) or
  * -ENOMEM past a bound, *why naming it; detach: -EINVAL if not attached. */
-int eng_mcast_attach(struct eng_qp *qp, const uint8_t gid[16],
+int eng_mcast_attach(struct eng *e, struct eng_qp *qp, const uint8_t gid[16],
 		     const char **why);
-int eng_mcast_detach(struct eng_qp *qp, const uint8_t gid[16]);
+int eng_mcast_detach(struct eng *e, struct eng_qp *qp, const uint8_t gid[16]);
 
 /* The QP goes: its attachments with it (from qp_release). */
-void eng_mcast_qp_gone(struct eng_qp *qp);
+void eng_mcast_qp_gone(struct eng *e, struct eng_qp *qp);
 
 /* Hands m (UD, m->dgid the group) to every member src may reach with
  * qkey; returns how many got it. */
 uint32_t eng_mcast_deliver(struct eng *e, struct eng_qp *src,
 			   const struct eng_dp_msg *m, uint32_t qkey);
+
+/* A datagram to group gid that d's group socket received (eng_recv.c
+ * checked its ICRC, P_Key and that it is no echo of this engine's): to
+ * each of d's QPs attached to gid that receives and whose Q_Key it
+ * carries. */
+struct eng_dev;
+struct eng_pkt;
+struct eng_wire_ip;
+void eng_mcast_wire_rx(struct eng *e, struct eng_dev *d,
+		       const struct eng_pkt *pkt, const struct eng_wire_ip *ip,
+		       const uint8_t gid[16]);
 
 #endif /* ENG_MCAST_H */

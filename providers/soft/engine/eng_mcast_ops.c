@@ -42,7 +42,7 @@ int eng_op_qp_mcast_attach(struct eng_req *r)
 	if (!qp)
 		return refuse(-EINVAL, "not a UD QP of this client, or not "
 			      "a multicast GID", r);
-	ret = eng_mcast_attach(qp, in->gid, &why);
+	ret = eng_mcast_attach(r->e, qp, in->gid, &why);
 	return ret < 0 ? refuse(ret, why, r) : 0;
 }
 
@@ -51,7 +51,7 @@ int eng_op_qp_mcast_detach(struct eng_req *r)
 	const struct pv_ipc_qp_mcast *in = r->in;
 	struct eng_qp *qp = mcast_qp(r, in);
 
-	if (!qp || eng_mcast_detach(qp, in->gid) < 0)
+	if (!qp || eng_mcast_detach(r->e, qp, in->gid) < 0)
 		return refuse(-EINVAL, "not attached", r);
 	return 0;
 }

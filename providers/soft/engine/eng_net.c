@@ -135,53 +135,37 @@ static void sock_close(struct eng *e, struct eng_net_sock *s)
 	eng_stat_dec(net_sockets_live);
 }
 
-static int set_int(int fd, int level, int name, int val)
-{
-	return setsockopt(fd, level, name, &val, sizeof(val)) < 0 ? -errno : 0;
-}
-
-/* The receive buffer the kernel granted (rmem_max caps it; the engine
- * has no CAP_NET_ADMIN for SO_RCVBUFFORCE): what READ responses may ask
- * for (eng_rc_read_credit).  0: unknown. */
-static uint32_t get_rcvbuf(int fd)
-{
-	int v = 0;
-	socklen_t l = sizeof(v);
-
-	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, &l) < 0 || v <= 0)
-		return 0;
-	return (uint32_t)v;
-}
-
-/* What receive needs: the destination (PKTINFO), TOS/TTL for the GRH,
- * drop counts; DF on send (rxe sets it: RoCE is never fragmented).
- * UDP_GRO is best effort (Linux >= 5.0). */
+/* Receive's options, and for send: DF (rxe sets it: RoCE is never
+ * fragmented); datagrams to a group leave on the pod's interface and do
+ * not loop back to this namespace's sockets (the engine delivered to its
+ * own members already, eng_mcast.c). */
 static int sock_options(struct eng_net_sock *s, int fd)
 {
 	int ret;
 
 	if (s->family == AF_INET) {
-		ret = set_int(fd, IPPROTO_IP, IP_PKTINFO, 1);
-		ret = ret ?: set_int(fd, IPPROTO_IP, IP_RECVTOS, 1);
-		ret = ret ?: set_int(fd, IPPROTO_IP, IP_RECVTTL, 1);
-		ret = ret ?: set_int(fd, IPPROTO_IP, IP_MTU_DISCOVER,
-				     IP_PMTUDISC_DO);
+		struct ip_mreqn mif = { .imr_ifindex = (int)s->ifindex };
+
+		ret = eng_net_set_int(fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO);
+		ret = ret ?: eng_net_set_int(fd, IPPROTO_IP, IP_MULTICAST_LOOP, 0);
+		if (ret == 0 && s->ifindex &&
+		    setsockopt(fd, IPPROTO_IP, IP_MULTICAST_IF, &mif,
+			       sizeof(mif)) < 0)
+			ret = -errno;
 	} else {
-		ret = set_int(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1);
-		ret = ret ?: set_int(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, 1);
-		ret = ret ?: set_int(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, 1);
-		ret = ret ?: set_int(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, 1);
-		ret = ret ?: set_int(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER,
+		ret = eng_net_set_int(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1);
+		ret = ret ?: eng_net_set_int(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER,
 				     IPV6_PMTUDISC_DO);
+		ret = ret ?: eng_net_set_int(fd, IPPROTO_IPV6, IPV6_MULTICAST_LOOP, 0);
+		if (ret == 0 && s->ifindex)
+			ret = eng_net_set_int(fd, IPPROTO_IPV6, IPV6_MULTICAST_IF,
+				      (int)s->ifindex);
 	}
-	ret = ret ?: set_int(fd, SOL_SOCKET, SO_RXQ_OVFL, 1);
+	ret = ret ?: eng_net_sock_rx_options(s, fd);
 	if (ret < 0)
 		return ret;
-	/* Capped by the host's rmem_max / wmem_max. */
-	(void)set_int(fd, SOL_SOCKET, SO_RCVBUF, 4 << 20);
-	(void)set_int(fd, SOL_SOCKET, SO_SNDBUF, 4 << 20);
-	s->rcvbuf = get_rcvbuf(fd);
-	s->gro = eng_lim.net_rx_gro && set_int(fd, IPPROTO_UDP, UDP_GRO, 1) == 0;
+	/* Capped by the host's wmem_max. */
+	(void)eng_net_set_int(fd, SOL_SOCKET, SO_SNDBUF, 4 << 20);
 	return 0;
 }
 
@@ -331,6 +315,7 @@ void eng_net_dev_fini(struct eng *e, struct eng_dev *d)
 
 	if (!n)
 		return;
+	eng_net_mcast_fini(e, n);
 	sock_close(e, &n->s4);
 	sock_close(e, &n->s6);
 	eng_net_txq_free(&n->s4);

@@ -113,6 +113,15 @@ void eng_net_tx_purge(struct eng *e, struct eng_dev *d);
 void eng_net_dev_sync(struct eng *e, struct eng_dev *d,
 		      const struct netns_link *link);
 void eng_net_dev_fini(struct eng *e, struct eng_dev *d);
+/* Multicast on the wire (eng_net_mcast.c): d's first QP attached to
+ * group gid joins it on the pod's interface, its last one detached
+ * leaves (eng_mcast.c calls both).  join: 0 (also when joined already),
+ * or -errno when the group is not on the wire for d (no interface or
+ * socket of that family, bounds, the kernel's refusal: counted, logged);
+ * leave of a group not joined is a no-op. */
+int eng_net_mcast_join(struct eng *e, struct eng_dev *d, const uint8_t gid[16]);
+void eng_net_mcast_leave(struct eng *e, struct eng_dev *d,
+			 const uint8_t gid[16]);
 /* PV_WIRE_* bits of d's sockets (pv_ipc_dev_info.wire_state). */
 uint8_t eng_net_wire_state(const struct eng_dev *d);
 /* The address d's socket of that family is bound to (GID form), which

@@ -47,8 +47,19 @@ struct eng_net_sock {
 	struct eng_net_txq q;
 };
 
+/* A multicast group the device is joined to on the wire
+ * (eng_net_mcast.c): its socket, bound to the group's address. */
+struct eng_net_msock {
+	struct eng_net_sock s;
+	uint8_t group[16];
+};
+
+#define ENG_NET_MCAST_PER_DEV	16
+
 struct eng_net_dev {
 	struct eng_net_sock s4, s6;
+	struct eng_net_msock *mc[ENG_NET_MCAST_PER_DEV];
+	uint32_t nmc;
 };
 
 /* The engine's buffers, shared by every socket (one loop thread), made
@@ -71,6 +82,12 @@ struct eng_net_buf {
 #define ENG_NET_TX_IOV		2048
 
 struct eng_net_buf *eng_net_buf_get(struct eng *e);
+/* eng_net_sockopt.c: receive's socket options (PKTINFO, TOS/TTL,
+ * RXQ_OVFL, buffer, GRO); one int option (0 or -errno). */
+int eng_net_sock_rx_options(struct eng_net_sock *s, int fd);
+int eng_net_set_int(int fd, int level, int name, int val);
+/* eng_net_mcast.c: closes every group socket of n. */
+void eng_net_mcast_fini(struct eng *e, struct eng_net_dev *n);
 
 /* eng_net_rx.c */
 void eng_net_sock_ready(struct eng *e, struct eng_pollable *p, uint32_t ev);

@@ -26,7 +26,7 @@ static void qp_release(struct eng *e, struct eng_obj *o)
 
 	if (o->conn->dev)
 		eng_idtab_free(&o->conn->dev->qps, qp->qp_num);
-	eng_mcast_qp_gone(qp);
+	eng_mcast_qp_gone(e, qp);
 	eng_mw_qp_gone(qp);
 	eng_dp_qp_free(e, qp);
 	qp->pd->o.users--;

@@ -32,6 +32,7 @@
 #include "providers/soft/engine/eng.h"
 #include "providers/soft/engine/eng_gid_own.h"
 #include "providers/soft/engine/eng_log.h"
+#include "providers/soft/engine/eng_mcast.h"
 #include "providers/soft/engine/eng_obj.h"
 #include "providers/soft/engine/eng_port.h"
 #include "providers/soft/engine/eng_recv.h"
@@ -129,16 +130,60 @@ static enum eng_recv_verdict classify_qp(struct eng_dev *d,
 	return ENG_RECV_RC;
 }
 
-enum eng_recv_verdict eng_recv_classify(struct eng *e, struct eng_dev *d,
-					const struct eng_net_pkt *np,
+/* ICRC of a packet whose headers parsed, over the header as it came. */
+static enum eng_recv_verdict check_icrc(const struct eng_net_pkt *np,
 					struct eng_recv *out)
 {
 	uint16_t id;
 	int ret;
 
+	if (eng_wire_ip_build(&out->ip, np->src.gid, np->dst, np->src.port,
+			      ENG_NET_ROCE_PORT, np->len, np->tos, np->ttl,
+			      0) < 0)
+		return ENG_RECV_PARSE;
+	ret = eng_wire_icrc_check_rx(&out->ip, np->data, np->len, &id);
+	if (ret < 0)
+		return ret == -EBADMSG ? ENG_RECV_ICRC : ENG_RECV_PARSE;
+	if (id)
+		eng_stat_inc(wire_rx_ipid_recovered);
+	return ENG_RECV_UD;
+}
+
+/* To a group (only the socket d holds for a group it joined receives
+ * these, eng_net_mcast.c): a UD datagram to the multicast QP (IBA
+ * 9.8.1), in d's partition; the members' Q_Keys are checked per QP. */
+static enum eng_recv_verdict classify_mcast(struct eng *e, struct eng_dev *d,
+					    const struct eng_net_pkt *np,
+					    struct eng_recv *out)
+{
+	const struct eng_bth *b = &out->pkt.h.bth;
+	enum eng_recv_verdict v;
+
+	if (b->dqpn != ENG_MCAST_QPN)
+		return ENG_RECV_NO_QP;
+	v = check_icrc(np, out);
+	if (v != ENG_RECV_UD)
+		return v;
+	if (gid_local(e, np->src.gid))
+		return ENG_RECV_MCAST_ECHO;
+	if (eng_wire_op_tp(b->opcode) != ENG_TP_UD)
+		return ENG_RECV_OPCODE;
+	if (!pkey_ok(b->pkey, d->pkey))
+		return ENG_RECV_PKEY;
+	return ENG_RECV_MCAST;
+}
+
+enum eng_recv_verdict eng_recv_classify(struct eng *e, struct eng_dev *d,
+					const struct eng_net_pkt *np,
+					struct eng_recv *out)
+{
+	enum eng_recv_verdict v;
+
 	memset(out, 0, sizeof(*out));
 	if (eng_wire_parse(np->data, np->len, &out->pkt) < 0)
 		return ENG_RECV_PARSE;
+	if (eng_mcast_gid_is_group(np->dst))
+		return classify_mcast(e, d, np, out);
 	if (!eng_gidmap_has(&e->gids, np->dst, d->id))
 		return ENG_RECV_NOT_OURS;
 	/* Cheap before costly: a packet for no QP of d goes before its
@@ -151,15 +196,9 @@ enum eng_recv_verdict eng_recv_classify(struct eng *e, struct eng_dev *d,
 	    (!out->pkt.h.bth.dqpn ||
 	     !eng_idtab_get(&d->qps, out->pkt.h.bth.dqpn)))
 		return ENG_RECV_NO_QP;
-	if (eng_wire_ip_build(&out->ip, np->src.gid, np->dst, np->src.port,
-			      ENG_NET_ROCE_PORT, np->len, np->tos, np->ttl,
-			      0) < 0)
-		return ENG_RECV_PARSE;
-	ret = eng_wire_icrc_check_rx(&out->ip, np->data, np->len, &id);
-	if (ret < 0)
-		return ret == -EBADMSG ? ENG_RECV_ICRC : ENG_RECV_PARSE;
-	if (id)
-		eng_stat_inc(wire_rx_ipid_recovered);
+	v = check_icrc(np, out);
+	if (v != ENG_RECV_UD)
+		return v;
 	if (gid_local(e, np->src.gid))
 		return ENG_RECV_SRC_LOCAL;
 	return classify_qp(d, np, out);
@@ -204,6 +243,13 @@ void eng_net_rx(struct eng *e, struct eng_dev *d, const struct eng_net_pkt *p)
 		return;
 	case ENG_RECV_QP1:
 		eng_cm_wire_rx(e, d, &r.pkt, p);
+		return;
+	case ENG_RECV_MCAST:
+		eng_stat_inc(wire_rx_mcast);
+		eng_mcast_wire_rx(e, d, &r.pkt, &r.ip, p->dst);
+		return;
+	case ENG_RECV_MCAST_ECHO:
+		eng_stat_inc(wire_rx_mcast_echo);
 		return;
 	case ENG_RECV_PARSE:
 		eng_stat_inc(wire_rx_parse_err);

@@ -35,6 +35,9 @@ enum eng_recv_verdict {
 				 * QP never receives */
 	ENG_RECV_SRC,		/* RC/UC: source IP is not the QP's peer */
 	ENG_RECV_QKEY,		/* UD/QP1: Q_Key differs from the QP's */
+	ENG_RECV_MCAST,		/* UD to a group d joined: eng_mcast_wire_rx */
+	ENG_RECV_MCAST_ECHO,	/* to a group, from a device of this engine,
+				 * which delivered it here already */
 };
 
 /* A packet that passed: its parse, its headers (with the IPv4 ID the

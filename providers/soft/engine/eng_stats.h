@@ -167,6 +167,12 @@
 	X(mcast_sends)			\
 	X(mcast_delivered)		\
 	X(mcast_drops)			\
+	X(mcast_wire_tx)		\
+	X(wire_rx_mcast)		\
+	X(wire_rx_mcast_echo)		\
+	X(net_mcast_joins)		\
+	X(net_mcast_leaves)		\
+	X(net_mcast_join_errors)	\
 	X(cm_mcast_joins)		\
 	X(mr_rereg)			\
 	X(srq_resized)			\

@@ -45,6 +45,8 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_port.c \
 	providers/soft/engine/eng_qp.c \
 	providers/soft/engine/eng_mcast.c \
+	providers/soft/engine/eng_net_mcast.c \
+	providers/soft/engine/eng_net_sockopt.c \
 	providers/soft/engine/eng_mcast_ops.c \
 	providers/soft/engine/eng_dp_drain.c \
 	providers/soft/engine/eng_qp_fsm.c \

@@ -54,42 +54,42 @@ static void test_bounds(void **state)
 	/* Per QP. */
 	for (int i = 0; i < ENG_MCAST_PER_QP; i++) {
 		grp(g, 1000 + (unsigned)i);
-		assert_int_equal(eng_mcast_attach(&qa[0], g, &why), 0);
+		assert_int_equal(eng_mcast_attach(NULL, &qa[0], g, &why), 0);
 	}
-	assert_int_equal(eng_mcast_attach(&qa[0], g, &why), 0); /* again */
+	assert_int_equal(eng_mcast_attach(NULL, &qa[0], g, &why), 0); /* again */
 	grp(g, 2000);
-	assert_int_equal(eng_mcast_attach(&qa[0], g, &why), -ENOMEM);
+	assert_int_equal(eng_mcast_attach(NULL, &qa[0], g, &why), -ENOMEM);
 	assert_non_null(strstr(why, "QP"));
 	n += ENG_MCAST_PER_QP;
 	/* Pod a fills its share of group 7; pod b still joins it. */
 	grp(g, 7);
 	for (int i = 1; i <= ENG_MCAST_PER_GROUP; i++, n++)
-		assert_int_equal(eng_mcast_attach(&qa[i], g, &why), 0);
-	assert_int_equal(eng_mcast_attach(&qa[ENG_MCAST_PER_GROUP + 1], g,
+		assert_int_equal(eng_mcast_attach(NULL, &qa[i], g, &why), 0);
+	assert_int_equal(eng_mcast_attach(NULL, &qa[ENG_MCAST_PER_GROUP + 1], g,
 					  &why), -ENOMEM);
 	assert_non_null(strstr(why, "group"));
-	assert_int_equal(eng_mcast_attach(&qb[0], g, &why), 0);
+	assert_int_equal(eng_mcast_attach(NULL, &qb[0], g, &why), 0);
 	/* Per device. */
 	for (int i = ENG_MCAST_PER_GROUP + 1; n < ENG_MCAST_PER_DEV; i++, n++) {
 		grp(g, 3000 + (unsigned)i);
-		assert_int_equal(eng_mcast_attach(&qa[i], g, &why), 0);
+		assert_int_equal(eng_mcast_attach(NULL, &qa[i], g, &why), 0);
 	}
 	grp(g, 9999);
-	assert_int_equal(eng_mcast_attach(&qa[NQP - 1], g, &why), -ENOMEM);
+	assert_int_equal(eng_mcast_attach(NULL, &qa[NQP - 1], g, &why), -ENOMEM);
 	assert_non_null(strstr(why, "device"));
 	assert_int_equal(eng_stats[ENG_STAT_mcast_attaches] - att0,
 			 (uint64_t)ENG_MCAST_PER_DEV + 1);
 	/* Detach: only what is attached; a QP that goes, all of its. */
 	grp(g, 7);
-	assert_int_equal(eng_mcast_detach(&qa[1], g), 0);
-	assert_int_equal(eng_mcast_detach(&qa[1], g), -EINVAL);
-	assert_int_equal(eng_mcast_attach(&qa[NQP - 1], g, &why), 0);
-	eng_mcast_qp_gone(&qa[0]);
+	assert_int_equal(eng_mcast_detach(NULL, &qa[1], g), 0);
+	assert_int_equal(eng_mcast_detach(NULL, &qa[1], g), -EINVAL);
+	assert_int_equal(eng_mcast_attach(NULL, &qa[NQP - 1], g, &why), 0);
+	eng_mcast_qp_gone(NULL, &qa[0]);
 	grp(g, 1000);
-	assert_int_equal(eng_mcast_detach(&qa[0], g), -EINVAL);
+	assert_int_equal(eng_mcast_detach(NULL, &qa[0], g), -EINVAL);
 	for (int i = 0; i < NQP; i++)
-		eng_mcast_qp_gone(&qa[i]);
-	eng_mcast_qp_gone(&qb[0]);
+		eng_mcast_qp_gone(NULL, &qa[i]);
+	eng_mcast_qp_gone(NULL, &qb[0]);
 	assert_int_equal(eng_stats[ENG_STAT_mcast_attaches] -
 			 eng_stats[ENG_STAT_mcast_detaches], 0);
 }
