@@ -185,7 +185,12 @@ struct pv_ipc_dev_attr {
 	uint32_t phys_port_cnt;
 	char     fw_ver[PV_FW_VER_MAX];
 	uint32_t max_mw;	/* 0 from engines without memory windows */
-	uint32_t reserved[7];
+	/* Multicast bounds (0 from older engines): groups per device, QPs
+	 * per group, attachments per device. */
+	uint32_t max_mcast_grp;
+	uint32_t max_mcast_qp_attach;
+	uint32_t max_total_mcast_qp_attach;
+	uint32_t reserved[4];
 };
 _Static_assert(sizeof(struct pv_ipc_dev_attr) == 216, "pv_ipc_dev_attr size");
 

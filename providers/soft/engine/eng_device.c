@@ -17,6 +17,7 @@
 #include "providers/soft/engine/eng_gid_own.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
+#include "providers/soft/engine/eng_mcast.h"
 #include "providers/soft/engine/eng_net.h"
 #include "providers/soft/engine/eng_obj.h"
 #include "providers/soft/engine/eng_port.h"
@@ -555,6 +556,11 @@ void eng_dev_attr(const struct eng_dev *d, struct pv_ipc_dev_attr *o)
 	o->max_srq_wr = (uint32_t)eng_lim.max_srq_wr;
 	o->max_srq_sge = (uint32_t)eng_lim.max_sge;
 	o->max_ah = (uint32_t)eng_lim.max_ah;
+	/* eng_mcast.h's bounds: a device attaches at most PER_DEV times (so
+	 * to as many groups), each group holds PER_GROUP of its QPs. */
+	o->max_mcast_grp = ENG_MCAST_PER_DEV;
+	o->max_mcast_qp_attach = ENG_MCAST_PER_GROUP;
+	o->max_total_mcast_qp_attach = ENG_MCAST_PER_DEV;
 	o->max_pkeys = 1;
 	o->atomic_cap = IBV_ATOMIC_HCA;
 	o->max_inline_data = (uint32_t)eng_lim.max_inline;

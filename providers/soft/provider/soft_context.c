@@ -150,6 +150,9 @@ int soft_query_device(struct pv_context *ctx, struct ibv_device_attr_ex *a)
 	o->max_srq_wr = (int)d.max_srq_wr;
 	o->max_srq_sge = (int)d.max_srq_sge;
 	o->max_pkeys = (uint16_t)d.max_pkeys;
+	o->max_mcast_grp = (int)d.max_mcast_grp;
+	o->max_mcast_qp_attach = (int)d.max_mcast_qp_attach;
+	o->max_total_mcast_qp_attach = (int)d.max_total_mcast_qp_attach;
 	o->local_ca_ack_delay = 15;
 	o->phys_port_cnt = (uint8_t)d.phys_port_cnt;
 	a->phys_port_cnt_ex = d.phys_port_cnt;
