@@ -57,6 +57,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_keytab.c \
 	providers/soft/engine/eng_mrkey.c \
 	providers/soft/engine/eng_mr_rereg.c \
+	providers/soft/engine/eng_usdt.c \
 	providers/soft/engine/eng_mw.c \
 	providers/soft/engine/eng_rguard.c \
 	providers/soft/engine/eng_dp_rguard.c \
