@@ -16,17 +16,17 @@ ENG=$PV_BUILD/bin/podverbsd
 [ -e "$LIB" ] || skip "libibverbs.so.1 not built"
 readelf -n "$LIB" | grep -q 'Name: post_send' ||
 	skip "probes compiled out in this tree (no <sys/sdt.h>: Debian's systemtap-sdt-dev)"
-TMP=${TMP:-$(mktemp -d)}
+pods_up
 
+# bpftrace is Debian's, not ours: it runs without the SAN tiers'
+# preloaded sanitizer.
 # Can bpftrace attach a uprobe at all?  A probe on our own library,
 # fired by nothing, is enough to find out.
-if ! timeout 60 bpftrace -e "usdt:$LIB:podverbs:reg_mr { } interval:ms:100 { exit(); }" \
+if ! timeout 60 env -u LD_PRELOAD bpftrace -e "usdt:$LIB:podverbs:reg_mr { } interval:ms:100 { exit(); }" \
 	>"$TMP/bt-probe.out" 2>&1; then
 	cat "$TMP/bt-probe.out"
 	skip "bpftrace cannot attach a USDT probe here: $(tail -1 "$TMP/bt-probe.out")"
 fi
-
-pods_up
 
 BT_READY=$TMP/bt.ready
 # USR1 ends the trace (bpftrace prints its maps then), no timeout race.
@@ -38,7 +38,7 @@ usdt:$ENG:podverbsd:wqe_start { @wqe_start = count(); }
 usdt:$ENG:podverbsd:wqe_complete /arg3 == 0/ { @wqe_ok = count(); }
 usdt:$ENG:podverbsd:wqe_complete /arg3 != 0/ { @wqe_err = count(); }
 BT
-bpftrace "$TMP/count.bt" >"$TMP/bt.out" 2>"$TMP/bt.err" &
+env -u LD_PRELOAD bpftrace "$TMP/count.bt" >"$TMP/bt.out" 2>"$TMP/bt.err" &
 BT_PID=$!
 topo_track_pid "$BT_PID"
 wait_until 60 grep -q '^ready' "$TMP/bt.out" || {
@@ -50,6 +50,10 @@ PAIR_PORT=18515
 pair_case pingpong 60 "ibv_rc_pingpong -d $POD_DEV -g 0 -n 100" \
 	"ibv_rc_pingpong -d $POD_DEV -g 0 -n 100" || pairs_done
 kill -INT "$BT_PID"
+wait_until 20 pid_gone "$BT_PID" || {
+	cat "$TMP/bt.out" "$TMP/bt.err"
+	fail "bpftrace did not end on SIGINT"
+}
 wait "$BT_PID"
 cat "$TMP/bt.out"
 
