@@ -14,3 +14,4 @@ HEADERS_CHECK += common/pv_devnode.h
 
 $(eval $(call unit_test,test_pv_ipc,tests/unit/common/test_pv_ipc.c,$(PV_COMMON_OBJS),))
 $(eval $(call unit_test,test_pv_devnode,tests/unit/common/test_pv_devnode.c,$(PV_COMMON_OBJS),))
+HEADERS_CHECK += common/pv_usdt.h

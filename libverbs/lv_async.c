@@ -7,6 +7,7 @@
  */
 #include <stdbool.h>
 
+#include "common/pv_usdt.h"
 #include "libverbs/lv_core.h"
 
 void lv_wait_events(pthread_mutex_t *m, pthread_cond_t *c,
@@ -113,8 +114,10 @@ LV_EXPORT int ibv_get_async_event(struct ibv_context *context,
 		pthread_mutex_lock(&ctx->obj_lock);
 		ok = map_event(ctx, &d, event);
 		pthread_mutex_unlock(&ctx->obj_lock);
-		if (ok)
+		if (ok) {
+			PV_USDT(podverbs, async_event, d.event_type, d.handle);
 			return 0;
+		}
 		/* The object was destroyed after the event was queued. */
 	}
 }

@@ -5,6 +5,7 @@
  * post_* a positive errno (and *bad_wr), poll_cq a negative number on
  * error, req_notify_cq a positive errno.
  */
+#include "common/pv_usdt.h"
 #include "libverbs/lv_core.h"
 
 int lv_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
@@ -12,6 +13,7 @@ int lv_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 	struct pv_context *ctx = pv_ctx(cq->context);
 	int ret = ctx->ops->poll_cq(ctx, (struct pv_cq *)cq, n, wc);
 
+	PV_USDT(podverbs, poll_cq, cq->handle, ret);
 	return ret < 0 ? -1 : ret;
 }
 
@@ -29,6 +31,9 @@ int lv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 	struct pv_context *ctx = pv_ctx(qp->context);
 	int ret = ctx->ops->post_send(ctx, (struct pv_qp *)qp, wr, bad_wr);
 
+	/* The WRs posted are not counted here: the soft provider, which
+	 * replaces these trampolines, counts them. */
+	PV_USDT(podverbs, post_send, qp->qp_num, -1, -ret);
 	if (ret < 0 && bad_wr && !*bad_wr)
 		*bad_wr = wr;
 	return lv_pos(ret);
@@ -40,6 +45,7 @@ int lv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 	struct pv_context *ctx = pv_ctx(qp->context);
 	int ret = ctx->ops->post_recv(ctx, (struct pv_qp *)qp, wr, bad_wr);
 
+	PV_USDT(podverbs, post_recv, qp->qp_num, -1, -ret);
 	if (ret < 0 && bad_wr && !*bad_wr)
 		*bad_wr = wr;
 	return lv_pos(ret);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/pv_usdt.h"
 #include "libverbs/lv_core.h"
 
 #define pv_pd_of(p) ((struct pv_pd *)(p))
@@ -65,6 +66,8 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	mr->ibv.addr = addr;
 	mr->ibv.length = length;
 	ret = ctx->ops->reg_mr(ctx, pv_pd_of(pd), mr, iova, access);
+	PV_USDT(podverbs, reg_mr, addr, length, access,
+		ret < 0 ? 0 : mr->ibv.lkey, -ret);
 	if (ret < 0) {
 		free(mr);
 		return lv_null_errno(ret);
@@ -156,6 +159,7 @@ LV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 		return lv_errno(-EINVAL);
 	ctx = pv_ctx(mr->context);
 	ret = ctx->ops->dereg_mr(ctx, pv_mr_of(mr));
+	PV_USDT(podverbs, dereg_mr, mr->lkey, -ret);
 	if (ret < 0)
 		return lv_errno(ret);
 	free(mr);

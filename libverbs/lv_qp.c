@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/pv_usdt.h"
 #include "libverbs/lv_core.h"
 
 #define pv_qp_of(q) ((struct pv_qp *)(q))
@@ -65,6 +66,7 @@ static struct pv_qp *qp_create(struct pv_context *ctx,
 	ret = lv_ctx_track(ctx, PV_KIND_QP, qp->handle, qp);
 	if (ret < 0)
 		goto err_destroy_qp;
+	PV_USDT(podverbs, create_qp, qp->ibv.qp_num, a->qp_type, 0);
 	return qp;
 
 err_destroy_qp:
@@ -74,6 +76,7 @@ err_free_qp:
 	pthread_mutex_destroy(&qp->ibv.mutex);
 	free(qp);
 err:
+	PV_USDT(podverbs, create_qp, 0, a->qp_type, -ret);
 	*ret_err = ret;
 	return NULL;
 }
@@ -172,6 +175,7 @@ LV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 	ctx = pv_ctx(qp->context);
 	lv_ctx_untrack(ctx, PV_KIND_QP, pqp->handle);
 	ret = ctx->ops->destroy_qp(ctx, pqp);
+	PV_USDT(podverbs, destroy_qp, qp->qp_num, -ret);
 	if (ret < 0) {
 		lv_ctx_track(ctx, PV_KIND_QP, pqp->handle, pqp);
 		return lv_errno(ret);

@@ -24,7 +24,8 @@ LV_SRCS := \
 	libverbs/lv_rate.c \
 	libverbs/lv_srq.c \
 	libverbs/lv_strings.c \
-	libverbs/lv_sysfs.c
+	libverbs/lv_sysfs.c \
+	libverbs/lv_usdt.c
 
 LV_OBJS := $(call objs,$(LV_SRCS))
 LV_ALL_OBJS := $(LV_OBJS) $(PV_SOFT_PROVIDER_OBJS) $(PV_COMMON_OBJS)

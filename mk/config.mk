@@ -77,3 +77,16 @@ PKG_CONFIG ?= pkg-config
 NL_CFLAGS = $(shell $(PKG_CONFIG) --cflags libnl-3.0 libnl-route-3.0 2>/dev/null)
 NL_LIBS = $(shell $(PKG_CONFIG) --libs libnl-3.0 libnl-route-3.0 2>/dev/null)
 CMOCKA_LIBS = $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+
+# USDT probes (common/pv_usdt.h) need <sys/sdt.h> (Debian's
+# systemtap-sdt-dev); without it they are compiled out and make says so.
+# USDT=0 compiles them out anyway.  Probes cost a predicted branch
+# when nobody traces (pv_usdt.h).
+USDT ?= 1
+ifeq ($(USDT),0)
+BASE_CPPFLAGS += -DPV_NO_USDT
+else ifeq ($(shell printf '\043include <sys/sdt.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo y),)
+$(info podverbs: no <sys/sdt.h> (Debian: systemtap-sdt-dev): USDT probes compiled out)
+# In the flags, so a tree rebuilds once the header comes or goes.
+BASE_CPPFLAGS += -DPV_NO_USDT
+endif

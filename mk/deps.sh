@@ -4,7 +4,7 @@
 set -e
 PKGS="build-essential make gcc pkg-config iproute2 procps
 libnl-3-dev libnl-route-3-dev libcjson-dev libseccomp-dev libudev-dev
-libcmocka-dev
+libcmocka-dev systemtap-sdt-dev bpftrace
 linux-libc-dev
 clang-14 libclang-rt-14-dev binutils
 libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils perftest

@@ -24,3 +24,12 @@ ifeq ($(SAN),1)
 SAN_SECCOMP_OBJ := $(call objs,tests/san/san_seccomp.c)
 $(PODVERBSD) $(CNI_BIN) $(CNI_FAULT_BIN) $(DP_BIN): $(SAN_SECCOMP_OBJ)
 endif
+
+# tests/integration/mr_report.sh: a pod's client that registers aligned
+# and misaligned MRs and exits holding them.
+MR_HOLD := $(TESTDIR_B)/bin/mr-hold
+$(MR_HOLD): $(call objs,tests/integration/mr/mr_hold.c) $(LIBIBVERBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_LDFLAGS) -o $@ $(filter %.o,$^) $(LIBIBVERBS)
+
+ALL_TARGETS += $(MR_HOLD)

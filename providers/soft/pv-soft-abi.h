@@ -87,6 +87,7 @@ enum pv_ipc_op {
 	PV_OP_ADM_DEV_LIST	= 130,
 	PV_OP_ADM_OBJ_LIST	= 131,
 	PV_OP_ADM_STATS		= 132,
+	PV_OP_ADM_MR_REPORT	= 140,	/* pv_ipc_dev_ref -> adm_mr_report */
 
 	PV_OP_MAX		= 255,
 };
@@ -586,6 +587,53 @@ struct pv_ipc_stats {
 	uint32_t count;
 	uint32_t reserved;
 	struct pv_ipc_stat stat[];
+};
+
+/* ADM_MR_REPORT request: pv_ipc_dev_ref (dev_id 0 = all devices; index:
+ * the first row wanted).  Reply: rows in this order, paged as
+ * ADM_OBJ_LIST's: per device (= per pod) its tally; then per client with
+ * a context its tally followed by one row per MR it holds.  A tally is
+ * MRs and bytes registered now, their peaks, registrations and bytes
+ * registered since it began, MRs now misaligned, and growth: the net
+ * bytes registered since its minute-long window began (eng_mr_tally.h).
+ * An MR row has mrs 1, bytes its length, misaligned 0 or 1. */
+enum pv_mr_row_kind {
+	PV_MR_ROW_DEV = 1,
+	PV_MR_ROW_CLIENT = 2,
+	PV_MR_ROW_MR = 3,
+};
+
+/* The MR's start or end is not on a page boundary: the engine maps the
+ * whole pages around it, and the provider moved the bytes sharing those
+ * pages onto the memfd with it (docs/ARCHITECTURE.md, "Memory"). */
+#define PV_MR_FLAG_MISALIGNED	1u
+
+struct pv_ipc_adm_mr_row {
+	uint32_t kind;		/* enum pv_mr_row_kind */
+	uint32_t dev_id;
+	uint32_t client_id;	/* 0 on device rows */
+	uint32_t client_pid;
+	uint32_t handle;	/* MR rows: handle, lkey, flags */
+	uint32_t lkey;
+	uint32_t flags;		/* PV_MR_FLAG_* */
+	uint32_t reserved0;
+	uint64_t mrs, bytes;
+	uint64_t peak_mrs, peak_bytes;
+	uint64_t regs, reg_bytes;
+	uint64_t misaligned;
+	int64_t  growth;
+	uint64_t addr;		/* MR rows: the registered address */
+	uint64_t netns_ino;	/* device rows */
+	char     name[PV_NAME_MAX];	/* device rows: the device's name */
+	uint64_t reserved[2];
+};
+_Static_assert(sizeof(struct pv_ipc_adm_mr_row) == 32 + 80 + 64 + 16,
+	       "pv_ipc_adm_mr_row size");
+
+struct pv_ipc_adm_mr_report {
+	uint32_t count;
+	uint32_t total;		/* rows matching (>= count) */
+	struct pv_ipc_adm_mr_row row[];
 };
 
 #endif /* PV_SOFT_ABI_H */

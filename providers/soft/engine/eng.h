@@ -23,6 +23,7 @@
 #include "providers/soft/engine/eng_idtab.h"
 #include "providers/soft/engine/eng_list.h"
 #include "providers/soft/engine/eng_mrkey.h"
+#include "providers/soft/engine/eng_mr_tally.h"
 #include "providers/soft/engine/eng_rguard.h"
 #include "providers/soft/engine/eng_quota.h"
 #include "providers/soft/pv-soft-abi.h"
@@ -93,6 +94,7 @@ struct eng_dev {
 	struct eng_mrkeys mrs;		/* lkey/rkey -> struct eng_mr */
 	struct eng_rguard rguard;	/* remote access errors */
 	struct eng_quota quota;		/* summed over its connections */
+	struct eng_mr_tally mr_tally;	/* summed over its connections */
 	/* Its (its pod's) share of the data path's current pass, over all
 	 * its connections' QPs (eng_dp_sched.c). */
 	uint64_t dp_pass_seq;
@@ -124,6 +126,7 @@ struct eng_conn {
 	uint32_t count[ENG_OBJ_KINDS];
 	struct eng_dp_ctx *dp;		/* rings and doorbell (CTX_MAP) */
 	struct eng_quota quota;		/* its share of dev->quota */
+	struct eng_mr_tally mr_tally;	/* its MRs (eng_mr_report.h) */
 	struct eng_cm_chan *cm;		/* CM_OPEN's event channel (eng_cm.h) */
 };
 

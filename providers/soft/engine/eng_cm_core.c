@@ -9,6 +9,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
+#include "common/pv_usdt.h"
 #include "providers/soft/proto/pv_ipc_ops.h"
 #include "providers/soft/engine/eng_cm.h"
 #include "providers/soft/engine/eng_log.h"
@@ -209,6 +210,7 @@ void eng_cm_event(struct eng_cm_id *id, uint32_t type, int32_t status,
 	struct eng_cm_chan *cm = id->conn->cm;
 	struct pv_cm_event ev;
 
+	PV_USDT(podverbsd, cm_event, id->conn->id, id->handle, type, status);
 	memset(&ev, 0, sizeof(ev));
 	ev.event = type;
 	ev.status = status;

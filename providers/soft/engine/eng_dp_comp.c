@@ -11,6 +11,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "common/pv_usdt.h"
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_stats.h"
@@ -71,6 +72,7 @@ static void overflow(struct eng *e, struct eng_cq *cq)
 
 	cq->dp->error = true;
 	__atomic_store_n(&cq->dp->ring.hdr->overflow, 1, __ATOMIC_RELEASE);
+	PV_USDT(podverbsd, cq_overflow, c->id, cq->o.handle);
 	eng_stat_inc(dp_cq_overflows);
 	eng_info("client %u: CQ %u overflowed: CQ and its QPs in error",
 		 c->id, cq->o.handle);
@@ -91,6 +93,8 @@ bool eng_dp_cqe_push(struct eng *e, struct eng_cq *cq,
 	struct eng_dp_cq *dc = cq->dp;
 	int space;
 
+	PV_USDT(podverbsd, wqe_complete, cq->o.conn->id, cqe->qp_num,
+		cqe->wr_id, cqe->status, cqe->opcode);
 	if (!dc || dc->error) {
 		eng_stat_inc(dp_cqes_lost);
 		return false;

@@ -34,6 +34,7 @@
 
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_log.h"
+#include "providers/soft/engine/eng_mr_report.h"
 #include "providers/soft/engine/eng_port.h"
 #include "providers/soft/engine/eng_stats.h"
 
@@ -220,6 +221,7 @@ int eng_dp_mr_attach_backing(struct eng_req *r, struct eng_mr *mr,
 		goto err_free;
 	mr->dp = dm;
 	eng_stat_inc(dp_mr_mapped);
+	eng_mr_report_reg(r->c, mr);
 	return 0;
 
 err_free:
@@ -237,6 +239,7 @@ void eng_dp_mr_detach(struct eng_mr *mr)
 	if (!dm)
 		return;
 	munmap(dm->map, dm->map_len);
+	eng_mr_report_dereg(mr->o.conn, mr);
 	eng_quota_put(mr->o.conn, ENG_QUOTA_MR_BYTES, mr->length);
 	eng_quota_put(mr->o.conn, ENG_QUOTA_MAPS, 1);
 	free(dm);

@@ -22,6 +22,7 @@
 #include <infiniband/verbs.h>
 
 #include "providers/soft/engine/eng_comp_sm.h"
+#include "common/pv_usdt.h"
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_dp_reply.h"
 #include "providers/soft/engine/eng_dp_rguard.h"
@@ -335,8 +336,10 @@ static int req_chunk(struct eng *e, struct eng_dp_qp *dq, uint64_t *moved)
 		return st;
 	if (dst)
 		eng_dp_resp_deliver(e, dst, &m, &r);
-	if (r.kind == ENG_DP_REPLY_RNR_NAK)
+	if (r.kind == ENG_DP_REPLY_RNR_NAK) {
+		PV_USDT(podverbsd, rnr_nak, qp->qp_num, 0, r.code, 0);
 		eng_stat_inc(dp_rnr_naks);
+	}
 	/* READ data and the atomic's original land in segs, the WQE's own
 	 * local memory for this chunk. */
 	comp_load(dq, &c, segs, n, chunk, m.last);
@@ -379,12 +382,16 @@ static int req_start(struct eng *e, struct eng_dp_qp *dq)
 	dq->rnr_tries = dq->retry_tries = 0;
 	if (eng_wr_is_local(dq->cur.w.opcode)) {
 		dq->total = 0;
+		PV_USDT(podverbsd, wqe_start, qp->o.conn->id, qp->qp_num,
+			dq->cur.w.wr_id, dq->cur.w.opcode, 0);
 		return ST_LOCAL;
 	}
 	st = local_segs(qp, &dq->cur, segs, &n, &dq->total);
 	if (st == IBV_WC_SUCCESS && eng_wr_is_atomic(dq->cur.w.opcode) &&
 	    dq->total < ENG_DP_ATOMIC_BYTES)
 		st = IBV_WC_LOC_LEN_ERR;
+	PV_USDT(podverbsd, wqe_start, qp->o.conn->id, qp->qp_num,
+		dq->cur.w.wr_id, dq->cur.w.opcode, dq->total);
 	return st;
 }
 

@@ -13,6 +13,7 @@
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
+#include "providers/soft/engine/eng_mr_report.h"
 #include "providers/soft/engine/eng_net.h"
 #include "providers/soft/engine/eng_obj.h"
 #include "providers/soft/engine/eng_port.h"
@@ -148,6 +149,7 @@ void eng_objs_detach_dev(struct eng *e, struct eng_conn *c)
 			eng_mrkeys_mw_release(&d->mrs, (struct eng_mw *)o);
 	}
 	eng_quota_detach(c);
+	eng_mr_report_dev_lost(c);
 	d->clients--;
 	c->dev = NULL;
 	c->dev_lost = true;

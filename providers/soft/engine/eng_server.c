@@ -30,6 +30,7 @@
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_dp_settle.h"
 #include "providers/soft/engine/eng_log.h"
+#include "providers/soft/engine/eng_mr_report.h"
 #include "providers/soft/engine/eng_obj.h"
 #include "providers/soft/engine/eng_mcast.h"
 #include "providers/soft/engine/eng_reaper.h"
@@ -87,6 +88,7 @@ static const struct {
 	[PV_OP_ADM_DEV_LIST]	= { eng_op_adm_dev_list, NEED_ADMIN },
 	[PV_OP_ADM_OBJ_LIST]	= { eng_op_adm_obj_list, NEED_ADMIN },
 	[PV_OP_ADM_STATS]	= { eng_op_adm_stats, NEED_ADMIN },
+	[PV_OP_ADM_MR_REPORT]	= { eng_op_adm_mr_report, NEED_ADMIN },
 	[PV_OP_CM_OPEN]		= { eng_op_cm_open, NEED_NONE },
 	[PV_OP_CM_ID_CREATE]	= { eng_op_cm_id_create, NEED_NONE },
 	[PV_OP_CM_ID_DESTROY]	= { eng_op_cm_id_destroy, NEED_NONE },
@@ -462,6 +464,7 @@ struct eng_conn *eng_conn_add(struct eng *e, int fd,
 void eng_conn_close(struct eng *e, struct eng_conn *c)
 {
 	eng_cm_conn_close(e, c);
+	eng_mr_report_exit(c);
 	eng_objs_free_all(e, c);
 	eng_dp_ctx_free(e, c);
 	if (c->dev)

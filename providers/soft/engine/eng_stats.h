@@ -46,6 +46,7 @@
 	X(dp_mr_mapped)			\
 	X(dp_mr_refused_no_memfd)	\
 	X(dp_mr_refused_unpopulated)	\
+	X(dp_mr_misaligned)		\
 	X(quota_fds_hit)		\
 	X(quota_maps_hit)		\
 	X(quota_mr_bytes_hit)		\

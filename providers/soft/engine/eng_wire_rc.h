@@ -66,6 +66,7 @@ struct eng_rc_rdq {
 /* The wire state of one RC/UC QP (allocated at its first wire use). */
 struct eng_wire_rc {
 	uint32_t cap;			/* window entries allocated */
+	uint32_t qpn;			/* the QP's, for trace probes */
 	uint32_t mtu;			/* path MTU in bytes */
 	/* requester */
 	bool req_init;			/* PSNs taken from sq_psn */

@@ -14,6 +14,7 @@
 #include <infiniband/verbs.h>
 
 #include "providers/soft/engine/eng_comp_sm.h"
+#include "common/pv_usdt.h"
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_dp_reply.h"
 #include "providers/soft/engine/eng_limits.h"
@@ -181,10 +182,12 @@ static void on_nak(struct eng *e, struct eng_dp_qp *dq, uint32_t psn,
 		return;		/* not the oldest: stale */
 	if (eng_aeth_type(a->syndrome) == ENG_AETH_RNR_NAK) {
 		r.kind = ENG_DP_REPLY_RNR_NAK;
+		PV_USDT(podverbsd, rnr_nak, dq->qp->qp_num, psn, r.code, 0);
 		eng_stat_inc(wire_rc_rnr_naks_rcvd);
 		eng_stat_inc(dp_rnr_naks);
 	} else {
 		r.kind = ENG_DP_REPLY_NAK;
+		PV_USDT(podverbsd, nak, dq->qp->qp_num, psn, r.code, 0);
 		if (r.code == ENG_DP_NAK_PSN_SEQ)
 			eng_stat_inc(wire_rc_seq_naks_rcvd);
 		/* The packets that followed an RNR NAK'd request find a

@@ -20,6 +20,7 @@
 #include <infiniband/verbs.h>
 
 #include "providers/soft/engine/eng_comp_sm.h"
+#include "common/pv_usdt.h"
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_net.h"
@@ -155,6 +156,8 @@ static int fill(struct eng *e, struct eng_dp_qp *dq, struct eng_wire_rc *w)
 		w->next_psn = eng_psn_add(w->next_psn, x->npsn);
 		if (is_rd_atomic(op))
 			w->rd_out++;
+		PV_USDT(podverbsd, wqe_start, qp->o.conn->id, qp->qp_num,
+			x->sw.w.wr_id, op, x->total);
 		w->n++;
 		(void)e;
 	}

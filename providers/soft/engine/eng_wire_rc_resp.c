@@ -18,6 +18,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "common/pv_usdt.h"
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_dp_reply.h"
 #include "providers/soft/engine/eng_dp_rguard.h"
@@ -57,6 +58,12 @@ static void send_aeth(struct eng *e, struct eng_dev *d, struct eng_dp_qp *dq,
 {
 	struct eng_pkt_hdrs h;
 
+	if (eng_aeth_type(syndrome) == ENG_AETH_RNR_NAK)
+		PV_USDT(podverbsd, rnr_nak, dq->qp->qp_num, psn,
+			eng_aeth_value(syndrome), 1);
+	else if (eng_aeth_type(syndrome) == ENG_AETH_NAK)
+		PV_USDT(podverbsd, nak, dq->qp->qp_num, psn,
+			eng_aeth_value(syndrome), 1);
 	hdr_init(dq, d, ENG_OP_RC_ACK, psn, &h);
 	h.aeth = (struct eng_aeth){ .syndrome = syndrome,
 				    .msn = dq->msn & ENG_DP_MSN_MASK };

@@ -10,6 +10,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "common/pv_usdt.h"
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_net.h"
@@ -41,6 +42,7 @@ struct eng_wire_rc *eng_wire_rc_get(struct eng_dp_qp *dq)
 		return NULL;
 	}
 	w->cap = cap;
+	w->qpn = dq->qp->qp_num;
 	w->req_prev = ENG_OP_NONE;
 	/* Fixed for the connection: PSNs map to offsets with it. */
 	w->mtu = eng_rc_mtu(dq->qp->attr.path_mtu,
@@ -136,6 +138,7 @@ void eng_wire_rc_rewind(struct eng_wire_rc *w, uint32_t psn)
 	uint32_t tx = w->tx_psn;
 
 	if (seek(w, psn) && psn != tx) {
+		PV_USDT(podverbsd, retransmit, w->qpn, psn, tx);
 		eng_stat_inc(wire_rc_retransmits);
 		w->rtt_on = false;	/* Karn's rule */
 	}

@@ -59,6 +59,9 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_keytab.c \
 	providers/soft/engine/eng_mrkey.c \
 	providers/soft/engine/eng_mr_rereg.c \
+	providers/soft/engine/eng_usdt.c \
+	providers/soft/engine/eng_mr_tally.c \
+	providers/soft/engine/eng_mr_report.c \
 	providers/soft/engine/eng_mw.c \
 	providers/soft/engine/eng_rguard.c \
 	providers/soft/engine/eng_dp_rguard.c \
@@ -303,3 +306,7 @@ $(eval $(call unit_test,test_eng_gidmap,tests/unit/engine/test_eng_gidmap.c,$(OB
 # decision (eng_wire_rc_rstep.c) behind the real parse and ICRC check, the
 # requester's window decisions (eng_wire_rc_gbn.c) and the completer.
 $(eval $(call unit_test,test_eng_wire_rc_steps,tests/unit/engine/test_eng_wire_rc_steps.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_wire_rc_rstep.o eng_wire_rc_gbn.o eng_wire_rc_pkt.o eng_resp_res.o eng_comp_sm.o eng_dp_timer.o eng_port.o) $(ENG_WIRE_IP_OBJS),))
+
+# Memory-registration tallies (pure).
+$(eval $(call unit_test,test_eng_mr_tally,tests/unit/engine/test_eng_mr_tally.c,$(OBJDIR)/providers/soft/engine/eng_mr_tally.o,))
+HEADERS_CHECK += providers/soft/engine/eng_mr_tally.h providers/soft/engine/eng_mr_report.h

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <sched.h>
 
+#include "common/pv_usdt.h"
 #include "providers/soft/provider/soft_provider.h"
 
 /* Empty polls between two checks of the engine connection (2^n). */
@@ -43,6 +44,7 @@ int soft_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 		__atomic_store_n(&d->ring.hdr->cons, head, __ATOMIC_RELEASE);
 	}
 	pthread_spin_unlock(&d->lock);
+	PV_USDT(podverbs, poll_cq, cq->handle, got);
 	if (got) {
 		d->empty_polls = 0;
 	} else {

@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <time.h>
 
+#include "common/pv_usdt.h"
 #include "providers/soft/provider/soft_provider.h"
 
 static struct soft_ctx *sc_of(struct ibv_context *c)
@@ -134,16 +135,20 @@ int soft_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	}
 	if (d->sq.head != start)
 		publish(sc, &d->sq);
+	/* Under the lock: the WRs this call posted, whatever other
+	 * threads post. */
+	PV_USDT(podverbs, post_send, ibqp->qp_num, d->sq.head - start, -ret);
 	pthread_spin_unlock(&d->sq_lock);
 	if (ret < 0)
 		*bad_wr = wr;
 	return -ret;
 }
 
-/* Shared by the QP's RQ and an SRQ. */
+/* Shared by the QP's RQ and an SRQ (qpn 0, for the trace probe). */
 static int post_recv_ring(struct soft_ctx *sc, struct soft_ring *r,
 			  pthread_spinlock_t *lock, uint32_t max_sge,
-			  struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+			  uint32_t qpn, struct ibv_recv_wr *wr,
+			  struct ibv_recv_wr **bad_wr)
 {
 	uint32_t start, cons;
 	int ret = 0;
@@ -172,6 +177,7 @@ static int post_recv_ring(struct soft_ctx *sc, struct soft_ring *r,
 	}
 	if (r->head != start)
 		publish(sc, r);
+	PV_USDT(podverbs, post_recv, qpn, r->head - start, -ret);
 	pthread_spin_unlock(lock);
 	if (ret < 0)
 		*bad_wr = wr;
@@ -196,8 +202,8 @@ int soft_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		*bad_wr = wr;
 		return EIO;
 	}
-	return post_recv_ring(sc, &d->rq, &d->rq_lock, d->max_recv_sge, wr,
-			      bad_wr);
+	return post_recv_ring(sc, &d->rq, &d->rq_lock, d->max_recv_sge,
+			      ibqp->qp_num, wr, bad_wr);
 }
 
 int soft_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
@@ -217,5 +223,6 @@ int soft_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		*bad_wr = wr;
 		return EIO;
 	}
-	return post_recv_ring(sc, &d->ring, &d->lock, d->max_sge, wr, bad_wr);
+	return post_recv_ring(sc, &d->ring, &d->lock, d->max_sge, 0, wr,
+			      bad_wr);
 }

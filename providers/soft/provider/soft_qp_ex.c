@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "common/pv_usdt.h"
 #include "providers/soft/provider/soft_provider.h"
 
 #define SOFT_SEND_OPS (IBV_QP_EX_WITH_RDMA_WRITE |			\
@@ -284,6 +285,8 @@ static int wr_complete(struct ibv_qp_ex *x)
 		err = EINVAL;
 	if (!err && atomic_load_explicit(&sc->dead, memory_order_relaxed))
 		err = EIO;
+	PV_USDT(podverbs, post_send, x->qp_base.qp_num,
+		err ? 0 : d->wr_prod - d->sq.head, err);
 	if (!err && d->wr_prod != d->sq.head) {
 		d->sq.head = d->wr_prod;
 		__atomic_store_n(&d->sq.hdr->prod, d->sq.head,

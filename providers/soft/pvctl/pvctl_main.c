@@ -32,6 +32,9 @@ static const struct pvctl_cmd cmds[] = {
 	  "verbs objects of all devices or of DEV" },
 	{ "stats", NULL, pvctl_stats, PVCTL_SOCK_ADMIN, "",
 	  "engine counters" },
+	{ "mr", NULL, pvctl_mr, PVCTL_SOCK_ADMIN, "[dev DEV]",
+	  "registered memory per pod and client, peaks,\n"
+	  "growth, each MR (misaligned ones flagged)" },
 	{ "sysfs", NULL, pvctl_sysfs, PVCTL_SOCK_ADMIN,
 	  "--netns PATH --out DIR",
 	  "write DIR/<dev>/ like /sys/class/infiniband/<dev>\n"
