@@ -198,6 +198,13 @@ static int claim_soft(struct cni_ctx *ctx, const char *key,
 	return 0;
 }
 
+/*
+ * Kernel mode.  Exclusive netns mode: the device moves into the pod (DEL
+ * moves it back).  Shared mode (the kernel's default): every namespace
+ * already sees every RDMA device, so there is nothing to move and nothing
+ * to isolate; ADD checks the device exists and succeeds (shared pools of
+ * the device plugin hand one device to several pods this way).
+ */
 static int add_kernel(struct cni_ctx *ctx, int ns_fd, struct cni_state *st)
 {
 	struct cni_rdma_dev dev;
@@ -206,15 +213,14 @@ static int add_kernel(struct cni_ctx *ctx, int ns_fd, struct cni_state *st)
 	ret = cni_kernel_netns_mode(&mode, &ctx->err);
 	if (ret < 0)
 		return ret;
-	if (mode != CNI_RDMA_NETNS_EXCLUSIVE)
-		return cni_fail(&ctx->err, CNI_ERR_KERNEL_DEVICE,
-				"the RDMA subsystem is in shared network namespace mode, so a kernel RDMA device cannot be moved into the pod; set exclusive mode (rdma system set netns exclusive) or use \"mode\": \"soft\"");
 	ret = cni_kernel_find(ctx->conf.kernel_device, ctx->conf.device_id,
 			      &dev, &ctx->err);
 	if (ret < 0)
 		return ret;
 	strcpy(st->kernel_device, dev.name);
 	st->kernel_index = dev.index;
+	if (mode == CNI_RDMA_NETNS_SHARED)
+		return 0;
 	ret = cni_kernel_move(dev.index, dev.name, ns_fd, -1, &ctx->err);
 	if (ret == 0)
 		st->moved = 1;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * STATUS (CNI 1.1.0): can this network take ADDs now?  Soft mode: the
- * engine answers HELLO.  Kernel mode: RDMA netlink works and the RDMA
- * subsystem is in exclusive namespace mode.  Code 50 otherwise.
+ * engine answers HELLO.  Kernel mode: RDMA netlink answers (exclusive or
+ * shared namespace mode, cni_cmd_add.c).  Code 50 otherwise.
  */
 #include <string.h>
 
@@ -17,10 +17,9 @@ int cni_cmd_status(struct cni_ctx *ctx)
 	int mode, ret;
 
 	if (ctx->conf.mode == CNI_MODE_KERNEL) {
+		/* Either mode serves ADD (cni_cmd_add.c): only a kernel
+		 * without RDMA netlink cannot. */
 		ret = cni_kernel_netns_mode(&mode, &why);
-		if (ret == 0 && mode != CNI_RDMA_NETNS_EXCLUSIVE)
-			return cni_fail(&ctx->err, CNI_ERR_NOT_AVAILABLE,
-					"the RDMA subsystem is in shared network namespace mode; kernel devices cannot be moved into pods");
 	} else {
 		ret = cni_engine_open(&eng, ctx->conf.engine_socket,
 				      ctx->conf.admin_socket, &why);

@@ -89,9 +89,12 @@ static int transact(struct nl_sock *sk, struct nl_msg *msg, struct xact *x)
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_end, x);
 	nl_cb_err(cb, NL_CB_CUSTOM, on_error, x);
 	ret = nl_send_auto(sk, msg) < 0 ? -EIO : 0;
-	while (ret == 0 && !x->done)
-		if (nl_recvmsgs(sk, cb) < 0)
-			ret = -EIO;
+	while (ret == 0 && !x->done) {
+		/* Two statements: kerr is set by the round's callbacks. */
+		int nl_ret = nl_recvmsgs(sk, cb);
+
+		ret = cni_rdmanl_recv_status(nl_ret, x->kerr);
+	}
 	if (ret == 0)
 		ret = x->kerr;
 out_free:
@@ -209,10 +212,72 @@ int cni_kernel_find(const char *name, const char *pci,
 	return 0;
 }
 
+/* "EOPNOTSUPP" for -EOPNOTSUPP: the kernel's own word for its answer. */
+static const char *errname(int ret)
+{
+	const char *n = strerrorname_np(-ret);
+
+	return n ? n : "?";
+}
+
+struct driver_arg {
+	uint32_t id;
+	int found;
+};
+
+static int uverbs_reply(struct nlmsghdr *nlh, void *arg)
+{
+	struct driver_arg *a = arg;
+
+	if (cni_rdmanl_parse_uverbs(nlh, &a->id) == 0)
+		a->found = 1;
+	return 0;
+}
+
+void cni_kernel_driver(uint32_t index, const char *name, int ns_fd,
+		       char *buf, size_t cap)
+{
+	struct driver_arg a = { 0 };
+	struct xact x = { .on_msg = uverbs_reply, .arg = &a };
+	char path[PATH_MAX], target[PATH_MAX];
+	const char *known;
+	struct nl_sock *sk;
+	ssize_t n;
+	int ret;
+
+	/* A PCI function's driver (mlx5_core, bnxt_en), as the device
+	 * plugin reports it. */
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device/driver",
+		 name);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n > 0) {
+		target[n] = 0;
+		snprintf(buf, cap, "%s", strrchr(target, '/') ?
+			 strrchr(target, '/') + 1 : target);
+		return;
+	}
+	/* A virtual device (rxe, siw) has none: ask the kernel which
+	 * driver serves its uverbs device. */
+	snprintf(buf, cap, "unknown");
+	sk = rdma_sock(ns_fd, &ret);
+	if (!sk)
+		return;
+	ret = transact(sk, cni_rdmanl_uverbs_get(index), &x);
+	nl_socket_free(sk);
+	if (ret < 0 || !a.found)
+		return;
+	known = cni_rdmanl_driver_name(a.id);
+	if (known)
+		snprintf(buf, cap, "%s", known);
+	else
+		snprintf(buf, cap, "rdma_driver_id %u", a.id);
+}
+
 int cni_kernel_move(uint32_t index, const char *name, int to_ns_fd,
 		    int from_ns_fd, struct cni_err *err)
 {
 	struct xact x = { 0 };
+	char driver[64];
 	struct nl_sock *sk;
 	int ret;
 
@@ -222,13 +287,16 @@ int cni_kernel_move(uint32_t index, const char *name, int to_ns_fd,
 	ret = transact(sk, cni_rdmanl_dev_set_netns(index, (uint32_t)to_ns_fd),
 		       &x);
 	nl_socket_free(sk);
+	if (ret == 0)
+		return 0;
+	cni_kernel_driver(index, name, from_ns_fd, driver, sizeof(driver));
+	/* ib_device_set_netns_put() answers EOPNOTSUPP for a driver without
+	 * disassociate_ucontext (rxe, siw) or with per-port sysfs groups. */
 	if (ret == -EOPNOTSUPP)
 		return cni_fail(err, CNI_ERR_KERNEL_DEVICE,
-				"the driver of RDMA device \"%s\" cannot move it to another network namespace (EOPNOTSUPP)",
-				name);
-	if (ret < 0)
-		return cni_fail(err, CNI_ERR_KERNEL_DEVICE,
-				"moving RDMA device \"%s\" to another network namespace failed: %s",
-				name, strerror(-ret));
-	return 0;
+				"RDMA device \"%s\" (driver %s) cannot be moved to another network namespace: the kernel refused with %s (%s): this driver does not support moving its devices between namespaces (it cannot disassociate user contexts)",
+				name, driver, errname(ret), strerror(-ret));
+	return cni_fail(err, CNI_ERR_KERNEL_DEVICE,
+			"moving RDMA device \"%s\" (driver %s) to another network namespace failed: the kernel refused with %s (%s)",
+			name, driver, errname(ret), strerror(-ret));
 }

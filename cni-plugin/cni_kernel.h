@@ -8,6 +8,7 @@
 #ifndef CNI_KERNEL_H
 #define CNI_KERNEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cni-plugin/cni_err.h"
@@ -27,5 +28,13 @@ int cni_kernel_find(const char *name, const char *pci,
  */
 int cni_kernel_move(uint32_t index, const char *name, int to_ns_fd,
 		    int from_ns_fd, struct cni_err *err);
+
+/*
+ * The driver of device index/name, for messages: sysfs device/driver of
+ * a PCI function, else the uverbs driver id over RDMA netlink (asked in
+ * ns_fd, -1 for ours); "unknown" when neither answers.
+ */
+void cni_kernel_driver(uint32_t index, const char *name, int ns_fd,
+		       char *buf, size_t cap);
 
 #endif /* CNI_KERNEL_H */

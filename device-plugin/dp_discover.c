@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * sysfs discovery of kernel RDMA devices, plus a libudev monitor.  libudev
+ * sysfs discovery of kernel RDMA devices (PCI functions, and virtual
+ * devices such as rxe over a netdev), plus a libudev monitor.  libudev
  * enumeration is tied to the real /sys, so the scan itself reads sysfs
  * directly below the configured root; udev only says when to rescan.
  */
@@ -109,6 +110,44 @@ static void read_pci(const char *root, struct dp_kdev *d)
 	closedir(dir);
 }
 
+/*
+ * A virtual device (rxe, siw: /sys/devices/virtual/infiniband/<ibdev>, no
+ * "device" link) runs over a netdev: rxe names it in "parent", any RoCE
+ * device in its GID table's ndevs/0.  Its NUMA node is that interface's
+ * device's (a PCI NIC's numa_node), or the bus device above it (virtio_net
+ * sits on a virtio device under the PCI function that has the numa_node).
+ */
+static void read_virtual(const char *root, struct dp_kdev *d)
+{
+	char path[PATH_MAX], buf[32];
+
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s/parent", root,
+		 d->name);
+	if (read_attr(path, buf, sizeof(buf)) || !buf[0] ||
+	    strlen(buf) >= sizeof(d->netdev)) {
+		snprintf(path, sizeof(path),
+			 "%s/class/infiniband/%s/ports/1/gid_attrs/ndevs/0",
+			 root, d->name);
+		if (read_attr(path, buf, sizeof(buf)) || !buf[0] ||
+		    strlen(buf) >= sizeof(d->netdev))
+			return;
+	}
+	/* An interface name has no '/' (it ends up in paths below). */
+	if (strchr(buf, '/'))
+		return;
+	strcpy(d->netdev, buf);
+	snprintf(path, sizeof(path), "%s/class/net/%s/device/numa_node", root,
+		 d->netdev);
+	if (read_attr(path, buf, sizeof(buf)) == 0) {
+		d->numa = atoi(buf);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/class/net/%s/device/../numa_node",
+		 root, d->netdev);
+	if (read_attr(path, buf, sizeof(buf)) == 0)
+		d->numa = atoi(buf);
+}
+
 static void read_ports(const char *root, struct dp_kdev *d)
 {
 	char path[PATH_MAX], buf[32];
@@ -193,6 +232,8 @@ int dp_discover_scan(const char *sysfs_root, struct dp_kdev *out, int max)
 		strcpy(d->name, de->d_name);
 		d->numa = -1;
 		read_pci(sysfs_root, d);
+		if (!d->netdev[0])
+			read_virtual(sysfs_root, d);
 		read_ports(sysfs_root, d);
 		d->uverbs = find_char_dev(sysfs_root, "infiniband_verbs",
 					  "uverbs", d->name);

@@ -9,6 +9,9 @@
  *       vendor, device, numa_node, driver -> .../drivers/<name>, net/<if>/
  *   class/infiniband/<ibdev>/ports/<n>/{state,link_layer}
  *   class/infiniband_verbs/uverbs<N>/ibdev, class/infiniband_mad/umad<N>/ibdev
+ *   virtual devices (rxe; no "device" link): class/infiniband/<ibdev>/parent
+ *       or ports/1/gid_attrs/ndevs/0 name the netdev; NUMA from
+ *       class/net/<if>/device/numa_node or the device above it
  */
 #ifndef DP_DISCOVER_H
 #define DP_DISCOVER_H

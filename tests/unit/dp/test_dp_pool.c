@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <unistd.h>
 
 #include "device-plugin/dp_pool.h"
 
@@ -66,6 +67,88 @@ static void test_dp_pool__discover_missing_root(void **state)
 	(void)state;
 	assert_int_equal(dp_discover_scan("/nonexistent-sysfs", scan, 4), 0);
 	setup(NULL);
+}
+
+/* Writes path (relative to base) with text, making its folders. */
+static void put(const char *base, const char *rel, const char *text)
+{
+	char path[PATH_MAX], cmd[PATH_MAX + 32];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", base, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+	assert_int_equal(system(cmd), 0);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void link_to(const char *base, const char *target, const char *rel)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", base, rel);
+	assert_int_equal(symlink(target, path), 0);
+}
+
+/*
+ * The layout Debian 12's kernel gives rxe0 over virtio_net's eth0 in the
+ * vm tier (tests/vm/t_dp_kernel.sh): no "device" link, "parent" names the
+ * netdev, the NUMA node is on the PCI function above the virtio device
+ * (-1 in the VM; 1 here so the walk is seen).  rxe1 has no "parent"
+ * (as siw): the GID table's ndevs/0 names it, whose device has numa_node.
+ */
+static void test_dp_pool__discover_virtual(void **state)
+{
+	char tmpl[] = "/tmp/pv-dp-virt-XXXXXX", cmd[256];
+	struct dp_kdev v[4];
+	const char *b = mkdtemp(tmpl);
+
+	(void)state;
+	assert_non_null(b);
+	put(b, "devices/virtual/infiniband/rxe0/parent", "eth0\n");
+	put(b, "devices/virtual/infiniband/rxe0/ports/1/state", "4: ACTIVE\n");
+	put(b, "devices/virtual/infiniband/rxe0/ports/1/link_layer", "Ethernet\n");
+	put(b, "devices/virtual/infiniband/rxe0/ports/1/gid_attrs/ndevs/0", "eth0\n");
+	put(b, "devices/virtual/infiniband/rxe1/ports/1/state", "1: DOWN\n");
+	put(b, "devices/virtual/infiniband/rxe1/ports/1/gid_attrs/ndevs/0", "ens1\n");
+	put(b, "devices/virtual/infiniband_verbs/uverbs0/ibdev", "rxe0\n");
+	put(b, "devices/pci0000:00/0000:00:04.0/numa_node", "1\n");
+	put(b, "devices/pci0000:00/0000:00:04.0/virtio2/net/eth0/mtu", "1500\n");
+	put(b, "devices/pci0000:00/0000:00:05.0/numa_node", "0\n");
+	put(b, "devices/pci0000:00/0000:00:05.0/net/ens1/mtu", "1500\n");
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/class/infiniband %s/class/infiniband_verbs %s/class/net", b, b, b);
+	assert_int_equal(system(cmd), 0);
+	link_to(b, "../../devices/virtual/infiniband/rxe0", "class/infiniband/rxe0");
+	link_to(b, "../../devices/virtual/infiniband/rxe1", "class/infiniband/rxe1");
+	link_to(b, "../../devices/virtual/infiniband_verbs/uverbs0",
+		"class/infiniband_verbs/uverbs0");
+	link_to(b, "../../devices/pci0000:00/0000:00:04.0/virtio2/net/eth0",
+		"class/net/eth0");
+	link_to(b, "../../../virtio2",
+		"devices/pci0000:00/0000:00:04.0/virtio2/net/eth0/device");
+	link_to(b, "../../devices/pci0000:00/0000:00:05.0/net/ens1",
+		"class/net/ens1");
+	link_to(b, "../../../0000:00:05.0",
+		"devices/pci0000:00/0000:00:05.0/net/ens1/device");
+
+	assert_int_equal(dp_discover_scan(b, v, 4), 2);
+	assert_string_equal(v[0].name, "rxe0");
+	assert_string_equal(v[0].netdev, "eth0");
+	assert_int_equal(v[0].numa, 1);
+	assert_string_equal(v[0].pci_addr, "");
+	assert_string_equal(v[0].driver, "");
+	assert_string_equal(v[0].link_layer, "Ethernet");
+	assert_int_equal(v[0].port_active, 1);
+	assert_int_equal(v[0].uverbs, 0);
+	assert_int_equal(v[0].umad, -1);
+	assert_string_equal(v[1].netdev, "ens1");
+	assert_int_equal(v[1].numa, 0);
+	assert_int_equal(v[1].port_active, 0);
+	assert_int_equal(v[1].uverbs, -1);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", b);
+	assert_int_equal(system(cmd), 0);
 }
 
 static void test_dp_pool__selectors(void **state)
@@ -247,6 +330,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dp_pool__discover_fields),
 		cmocka_unit_test(test_dp_pool__discover_missing_root),
+		cmocka_unit_test(test_dp_pool__discover_virtual),
 		cmocka_unit_test(test_dp_pool__selectors),
 		cmocka_unit_test(test_dp_pool__exclusive_and_health),
 		cmocka_unit_test(test_dp_pool__shared_slots_and_soft),
