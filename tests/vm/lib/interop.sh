@@ -18,6 +18,16 @@
 #   vm_pvstat NAME           one of our engine's counters (pvctl stats)
 #   vm_pvstats_nonzero RE    our counters matching RE that are not 0
 #   vm_rxe_counters          kernel rxe's hw_counters that are not 0
+#   vm_cm_listening PORT     whether the kernel's RDMA CM in the VM has a
+#                            listener on TCP-space PORT (rdma res show)
+#   vm_cm_trace PCAP [N]     what a failed CM case says: every CM MAD of
+#                            PCAP (time, sender, message, local/remote
+#                            comm ID, REJ reason) and its first N (20)
+#                            RC packets (QP, PSN, AETH syndrome)
+#   vm_keep_failed NAME FILE...
+#                            copies a failed case's capture and outputs to
+#                            $VM_CACHE/failed/NAME-<pid>/, which no later
+#                            run sweeps (run folders go at the next run)
 #
 # A capture keeps each case's first packets only: scapy takes ~2 ms a
 # packet here, and a case's opcodes and segmentation all show in its
@@ -94,4 +104,36 @@ vm_rxe_counters() {
 	vm_run 20 'cd /sys/class/infiniband/rxe0/ports/1/hw_counters &&
 		grep -H . * | grep -v ":0$" | grep -v ^lifespan | tr "\n" " "
 		echo' || true
+}
+
+vm_cm_listening() {
+	vm_run 10 "rdma res show cm_id | grep -q 'state LISTEN .*src-addr [0-9.]*:$1 '"
+}
+
+# The comm IDs are read from the MAD itself (tshark names them only for
+# some messages): local at MAD offset 24, remote at 28 (IBA 12.6), after
+# the BTH and DETH (20 bytes) of the UDP payload.
+vm_cm_trace() {
+	echo "--- CM MADs of $1 (time, from, message, local/remote comm ID, REJ reason):"
+	tshark -r "$1" -Y 'infiniband.bth.destqp == 1' -T fields \
+		-E separator=/t -e frame.time_relative -e ip.src -e _ws.col.Info \
+		-e infiniband.cm.rej.reason -e udp.payload 2>/dev/null |
+		awk -F'\t' '{ sub(/^CM: /, "", $3)
+			printf "%9.3f %-10s %-18s %s %s %s\n", $1, $2, $3,
+				substr($5, 89, 8), substr($5, 97, 8),
+				$4 != "" ? "reason " $4 : "" }'
+	echo "--- first ${2:-20} RC packets (time, from, QP, PSN, AETH, what):"
+	tshark -r "$1" -Y 'infiniband.bth.destqp != 1' -c "${2:-20}" -T fields \
+		-E separator=/t -e frame.time_relative -e ip.src \
+		-e infiniband.bth.destqp -e infiniband.bth.psn \
+		-e infiniband.aeth.syndrome -e _ws.col.Info 2>/dev/null |
+		awk -F'\t' '{ printf "%9.3f %-10s %s psn %s aeth %s %s\n",
+			$1, $2, $3, $4, $5 == "" ? "-" : $5, $6 }'
+}
+
+vm_keep_failed() {
+	_kf_dir=$VM_CACHE/failed/$1-$$
+	shift
+	mkdir -p "$_kf_dir" && cp "$@" "$_kf_dir/" 2>/dev/null
+	echo "kept for later: $_kf_dir"
 }
