@@ -17,8 +17,9 @@
 # fast enough to beat it gets REJ "invalid service ID" (8).  Debian 12's
 # perftest (4.5-0.17) then retries with ids and nodes it has just freed and
 # crashes (rdma_cm_client_connection after rdma_cm_destroy_cma; fixed
-# upstream in perftest 3d9d8d0, Dec 2025).  That refusal, and only it,
-# restarts the pair (both ends, at most 3 times; each is reported).  On any
+# upstream in perftest 3d9d8d0, Dec 2025).  So the client's second
+# rdma_connect waits for the server's second listener (lib/cm_gate.c, a
+# preload, and a watcher of the server's listeners on its side).  On any
 # failure the CM MADs and first RC packets of the capture are printed
 # (lib/interop.sh vm_cm_trace) and the capture and outputs kept.
 PV_ROOT=${PV_ROOT:-$(cd "$(dirname "$0")/../.." && pwd -P)}
@@ -85,64 +86,72 @@ fi
 BW="ib_write_bw -R -n 200 -s 4096"
 # perftest's refused second connection (see the top), in a client's output.
 refused_late() {
-	grep -q 'Event: RDMA_CM_EVENT_REJECTED; error: 8' "$1"
+	grep -q 'Event: RDMA_CM_EVENT_REJECTED; error: 8' "$1" &&
+		echo "its second connection was refused (REJ 8): the client's gate opened before the server's second listener"
 }
 
-# One pair, server in the VM: the kernel's listener, then one client; a
-# client that failed leaves the server waiting for it, stopped at once.
-bw_vm_once() {
-	vm_start bws 150 "$BW -d rxe0 & echo \$! >$VM_WORK/bws.pid; wait \$!"
-	wait_until 90 vm_cm_listening 18515 ||
+# Server in the VM: its listeners watched there (vm_cm_gate_watch); the
+# client starts at the first and connects the second time at the second.
+bw_vm() {
+	g=$VM_WORK/bw-vm-gate
+	rm -rf "$g" && mkdir -p "$g"
+	vm_start bws 150 ". $VM_LIB/interop.sh
+		$BW -d rxe0 & s=\$!
+		echo \$s >$g/pid
+		vm_cm_gate_watch 18515 \$s $g &
+		wait \$s"
+	wait_until 90 test -e "$g/listen1" ||
 		echo "ib_write_bw in the VM did not listen"
-	vm_in_pod pod timeout 60 $BW -d rdma0 "$VM_IP" >"$TMP/bw-vm.client" 2>&1
+	vm_in_pod pod timeout 60 env PV_CM_GATE="$g/listen2" \
+		LD_PRELOAD="$VM_WORK/cm_gate.so" $BW -d rdma0 "$VM_IP" \
+		>"$TMP/bw-vm.client" 2>&1
 	crc=$?
-	[ $crc = 0 ] || vm_run 10 "kill \$(cat $VM_WORK/bws.pid)" >/dev/null 2>&1
+	# A client that failed leaves the server waiting: stopped at once.
+	[ $crc = 0 ] || vm_run 10 "kill \$(cat $g/pid)" >/dev/null 2>&1
 	vm_wait "$bws" >"$TMP/bw-vm.server" 2>&1
 	src=$?
 }
 
-# One pair, server in our pod, client in the VM.
-bw_pod_once() {
+# Server in our pod: its second listen is our engine's next cm_listens.
+bw_pod() {
+	g=$VM_WORK/bw-pod-listen2
+	rm -f "$g"
 	l0=$(pvstat cm_listens)
 	vm_in_pod pod timeout 90 $BW -d rdma0 >"$TMP/bw-pod.server" 2>&1 &
 	sp=$!
 	wait_until 10 listened_since "$l0" || echo "our ib_write_bw server did not listen"
-	vm_run 60 "$BW -d rxe0 $POD_IP" >"$TMP/bw-pod.client" 2>&1
+	(wait_until 80 listened_since $((l0 + 1)) && : >"$g") &
+	gp=$!
+	vm_run 60 "env PV_CM_GATE=$g LD_PRELOAD=$VM_WORK/cm_gate.so $BW -d rxe0 $POD_IP" \
+		>"$TMP/bw-pod.client" 2>&1
 	crc=$?
 	# $sp is vm_in_pod's subshell: the server is what runs in the pod.
 	[ $crc = 0 ] || ip netns pids "$(topo_name pod)" | xargs -r kill
 	wait "$sp"
 	src=$?
-}
-
-# bw_pair vm|pod: the pair, again only after perftest's late refusal.
-bw_pair() {
-	for try in 1 2 3; do
-		"bw_$1_once"
-		[ $crc = 0 ] && [ $src = 0 ] && return 0
-		refused_late "$TMP/bw-$1.client" || return 1
-		echo "ib_write_bw -R, server in $1, attempt $try: its second connection was refused (REJ 8, listener not up yet; perftest 4.5-0.17 cannot retry it): both ends again"
-	done
-	return 1
+	stop_pid "$gp"
 }
 
 if command -v ib_write_bw >/dev/null; then
-	bw_pair vm
+	vm_cm_gate_so || fail "cc: tests/vm/lib/cm_gate.c"
+	bw_vm
 	bw=$(awk '$1 == 4096 && $2 == 200 { print $4 }' "$TMP/bw-vm.client")
 	if [ $crc = 0 ] && [ $src = 0 ] && [ -n "$bw" ]; then
 		echo "ok ib_write_bw -R: kernel server in the VM, our client: $bw MB/s"
 	else
 		bad=1
 		echo "FAILED ib_write_bw -R with the server in the VM (client rc $crc, server rc $src)"
+		refused_late "$TMP/bw-vm.client"
 		cat "$TMP/bw-vm.client" "$TMP/bw-vm.server"
 	fi
-	bw_pair pod
+	bw_pod
 	bw=$(awk '$1 == 4096 && $2 == 200 { print $4 }' "$TMP/bw-pod.client")
 	if [ $crc = 0 ] && [ $src = 0 ] && [ -n "$bw" ]; then
 		echo "ok ib_write_bw -R: our server, kernel client in the VM: $bw MB/s"
 	else
 		bad=1
 		echo "FAILED ib_write_bw -R with the server in our pod (client rc $crc, server rc $src)"
+		refused_late "$TMP/bw-pod.client"
 		cat "$TMP/bw-pod.client" "$TMP/bw-pod.server"
 	fi
 fi

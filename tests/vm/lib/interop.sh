@@ -24,6 +24,15 @@
 #                            PCAP (time, sender, message, local/remote
 #                            comm ID, REJ reason) and its first N (20)
 #                            RC packets (QP, PSN, AETH syndrome)
+#   vm_cm_gate_watch PORT PID DIR
+#                            (in the VM, beside a server PID) DIR/listen1
+#                            once the kernel lists PID's first listener on
+#                            PORT, DIR/listen2 once a second one (a new
+#                            cm-idn, or one after none): perftest -R's
+#                            listener for its second connection
+#   vm_cm_gate_so            builds lib/cm_gate.c (the client's second
+#                            rdma_connect waits for $PV_CM_GATE) into
+#                            $VM_WORK/cm_gate.so, seen by both sides
 #   vm_keep_failed NAME FILE...
 #                            copies a failed case's capture and outputs to
 #                            $VM_CACHE/failed/NAME-<pid>/, which no later
@@ -136,4 +145,37 @@ vm_keep_failed() {
 	shift
 	mkdir -p "$_kf_dir" && cp "$@" "$_kf_dir/" 2>/dev/null
 	echo "kept for later: $_kf_dir"
+}
+
+# The kernel's listener ids on a port, as `rdma res show cm_id` names them.
+vm_cm_listen_idn() {
+	rdma res show cm_id 2>/dev/null | awk -v p=":$1" '/state LISTEN/ {
+		for (i = 1; i < NF; i++) {
+			if ($i == "cm-idn") n = $(i + 1)
+			if ($i == "src-addr" && substr($(i + 1),
+			    length($(i + 1)) - length(p) + 1) == p) print n
+		} }' | head -1
+}
+
+vm_cm_gate_watch() {
+	_gw_first= _gw_gap=
+	while kill -0 "$2" 2>/dev/null; do
+		_gw_idn=$(vm_cm_listen_idn "$1")
+		if [ -z "$_gw_idn" ]; then
+			[ -n "$_gw_first" ] && _gw_gap=1
+		elif [ -z "$_gw_first" ]; then
+			_gw_first=$_gw_idn
+			: >"$3/listen1"
+		elif [ "$_gw_idn" != "$_gw_first" ] || [ -n "$_gw_gap" ]; then
+			: >"$3/listen2"
+			return 0
+		fi
+		sleep 0.05
+	done
+}
+
+vm_cm_gate_so() {
+	[ -e "$VM_WORK/cm_gate.so" ] && return 0
+	${CC:-cc} -shared -fPIC -O2 -o "$VM_WORK/cm_gate.so" \
+		"$VM_LIB/cm_gate.c" -ldl
 }
