@@ -579,6 +579,15 @@ void eng_cm_wire_detach(struct eng *e, struct eng_cm_wconn *w)
 	case ENG_CM_ESTABLISHED:
 		w->prm.private_data_len = 0;
 		w->sm->tid = (uint64_t)eng_csprng_u32() << 32 | eng_csprng_u32();
+		/* Nobody waits for the DREP: the id was told DISCONNECTED
+		 * (or is gone).  The kernel's cm_destroy_id sends one DREQ
+		 * and enters timewait; a few resends cover a lost one, where
+		 * max_cm_retries at the peer's response time would keep
+		 * resending for over a minute to a peer that does not answer
+		 * (its RDMA CM sends the DREP only when its user disconnects
+		 * or destroys the id). */
+		if (w->sm->max_retries > eng_lim.cm_dreq_retries)
+			w->sm->max_retries = (uint8_t)eng_lim.cm_dreq_retries;
 		user_step(e, w, ENG_CM_EV_DISCONNECT, 0);
 		return;
 	case ENG_CM_SIDR_REQ_RCVD:

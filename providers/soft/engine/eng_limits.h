@@ -146,6 +146,10 @@
 	X(cm_max_retries, 15, 0, 15,					\
 	  "CM on the wire: resends of a REQ/REP/DREQ before giving up "	\
 	  "(the kernel's 15)")						\
+	X(cm_dreq_retries, 3, 0, 15,					\
+	  "CM on the wire: resends of the DREQ of a connection whose id "	\
+	  "is gone or disconnected (it waits for no DREP; the kernel's "	\
+	  "cm_destroy_id sends one)")					\
 	X(cm_wire_per_peer, 1024, 1, 4096,				\
 	  "CM on the wire: requests of one sender (GID, device) waiting "	\
 	  "for an accept, over all listeners (one full backlog)")
