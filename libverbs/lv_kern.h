@@ -46,6 +46,16 @@ void lv_kern_dev_hold(struct ibv_device *dev);
 void lv_kern_dev_put(struct ibv_device *dev);
 /* node_guid from sysfs (network order), cached in the sysfs_dev. */
 __be64 lv_kern_dev_guid(struct ibv_device *dev);
+/* Contexts (lv_kern_ctx.c, lv_kern_verbs.c, lv_cmd_verbs.c). */
+int lv_kern_close(struct ibv_context *c);
+int lv_kern_query_port_ex(struct ibv_context *c, uint8_t port,
+			  struct ibv_port_attr *attr, size_t attr_len);
+struct ibv_cq_ex *lv_kern_create_cq_ex(struct ibv_context *c,
+				       struct ibv_cq_init_attr_ex *attr);
+int lv_cmd_alloc_async_fd(struct ibv_context *c);
+int lv_cmd_create_comp_channel(struct ibv_context *c, int *fd);
+void lv_cmd_modify_qp_core(struct ib_uverbs_modify_qp *m, uint32_t handle,
+			   const struct ibv_qp_attr *a, int mask);
 /* Warnings for IBV_SHOW_WARNINGS / PODVERBS_DEBUG. */
 bool lv_kern_warn_on(void);
 

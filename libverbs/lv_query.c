@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "libverbs/lv_core.h"
+#include "libverbs/lv_kern_verbs.h"
 
 /* ibv_query_gid_type reports rdma-core's sysfs GID type values. */
 enum {
@@ -25,6 +26,8 @@ static int query_device_all(struct pv_context *ctx,
 LV_EXPORT int ibv_query_device(struct ibv_context *context,
 			       struct ibv_device_attr *device_attr)
 {
+	if (context && lv_kern_priv(context))
+		return lv_k_query_device(context, device_attr);
 	struct ibv_device_attr_ex ex;
 	int ret;
 
@@ -94,6 +97,10 @@ int lv_query_port_ex(struct ibv_context *c, uint8_t port,
 LV_EXPORT int ibv_query_port(struct ibv_context *context, uint8_t port_num,
 			     struct _compat_ibv_port_attr *port_attr)
 {
+	if (context && lv_kern_priv(context))
+		return lv_kern_query_port_ex(context, port_num,
+			(struct ibv_port_attr *)port_attr,
+			sizeof(struct ibv_port_attr));
 	if (!context)
 		return lv_errno(-EINVAL);
 	return lv_query_port_ex(context, port_num,
@@ -153,6 +160,8 @@ static int gid_entry(struct pv_context *ctx, uint8_t port, uint32_t index,
 LV_EXPORT int ibv_query_gid(struct ibv_context *context, uint8_t port_num,
 			    int index, union ibv_gid *gid)
 {
+	if (context && gid && lv_kern_priv(context))
+		return lv_k_query_gid(context, port_num, index, gid);
 	struct ibv_gid_entry e;
 	int ret;
 
@@ -240,6 +249,8 @@ LV_EXPORT ssize_t _ibv_query_gid_table(struct ibv_context *context,
 LV_EXPORT int ibv_query_pkey(struct ibv_context *context, uint8_t port_num,
 			     int index, __be16 *pkey)
 {
+	if (context && pkey && lv_kern_priv(context))
+		return lv_k_query_pkey(context, port_num, index, pkey);
 	uint16_t k;
 	int ret;
 

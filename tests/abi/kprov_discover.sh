@@ -12,7 +12,9 @@
 #     support its ABI version (mthca0, PCI-matched by its modalias, at
 #     99) is left out with a warning;
 #  3. a bad config directive is reported and skipped;
-#  4. with no /sys/class/infiniband_verbs at all, nothing is printed and
+#  4. ibv_devinfo -d rxe0 fails cleanly: the fixture's /dev node is no
+#     char device of the sysfs dev number (the open is checked);
+#  5. with no /sys/class/infiniband_verbs at all, nothing is printed and
 #     no provider is loaded (LD_DEBUG=files shows no dlopen of one).
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
@@ -90,6 +92,14 @@ printf '%s\n' "$err" | sed 's/^/    stderr: /'
 # Proof that Debian's librxe made the device: it is mapped in the process.
 maps=$(run env LD_DEBUG=files ibv_devices 2>&1 >/dev/null | grep -c 'librxe-rdmav34.so')
 [ "$maps" -gt 0 ] || { echo "FAIL: librxe was not loaded"; fail=1; }
+
+# 5. Opening rxe0 needs its char device: the fixture's node is a plain
+# file, so Debian's ibv_devinfo fails to open it, cleanly (no crash).
+run ibv_devinfo -d rxe0 >"$T/devinfo" 2>&1
+rc=$?
+if [ "$rc" = 0 ] || [ "$rc" -gt 128 ]; then
+	echo "FAIL: ibv_devinfo on a fixture node exited $rc"; sed 's/^/    /' "$T/devinfo"; fail=1
+fi
 
 rm -rf "$S/class/infiniband_verbs"
 out=$(run env LD_DEBUG=files ibv_devices 2>&1)

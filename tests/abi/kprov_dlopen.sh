@@ -130,5 +130,24 @@ if [ -n "$missing" ]; then
 	fail=1
 fi
 echo "IBVERBS_PRIVATE_34: $ni distinct imports, all in ours: $([ -z "$missing" ] && echo yes || echo no)"
+# 3. Each IBVERBS_PRIVATE_34 symbol is the same kind (function or data
+# object) as in Debian's libibverbs: a provider reads
+# verbs_allow_disassociate_destroy as a bool, a function there would
+# read as "true".
+DEB=/usr/lib/$MA/libibverbs.so.1
+if [ -f "$DEB" ]; then
+	kinds() {
+		objdump -T "$1" | awk 'NF >= 3 && $(NF-1) == "IBVERBS_PRIVATE_34" && $NF != "IBVERBS_PRIVATE_34" { print $NF, $3 }' | sort
+	}
+	kinds "$DEB" >"$WORK/deb.kinds"
+	kinds "$OURS" >"$WORK/ours.kinds"
+	if ! cmp -s "$WORK/deb.kinds" "$WORK/ours.kinds"; then
+		echo "FAIL: IBVERBS_PRIVATE_34 symbol kinds differ from Debian's:"
+		diff "$WORK/deb.kinds" "$WORK/ours.kinds" | sed 's/^/    /'
+		fail=1
+	else
+		echo "IBVERBS_PRIVATE_34: $(grep -c ' DO$' "$WORK/ours.kinds") data object(s), $(grep -c ' DF$' "$WORK/ours.kinds") functions, as Debian's"
+	fi
+fi
 [ "$fail" = 0 ] && echo "PASS: kprov_dlopen"
 exit "$fail"
