@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
 #include <unistd.h>
 
 #include "libverbs/lv_core.h"
@@ -353,4 +354,69 @@ int lv_k_query_pkey(struct ibv_context *c, uint8_t port, int index,
 		return -1;
 	*pkey = htobe16((uint16_t)strtoul(val, NULL, 16));
 	return 0;
+}
+
+/* One GID table entry from sysfs: gids/I, gid_attrs/types/I ("IB/RoCE
+ * v1", "RoCE v2"), gid_attrs/ndevs/I.  -ENODATA for an empty (zero) or
+ * unreadable slot inside the table, -EINVAL past its end. */
+int lv_k_gid_entry(struct ibv_context *c, uint8_t port, uint32_t index,
+		   struct ibv_gid_entry *e)
+{
+	static const union ibv_gid zero;
+	struct ibv_port_attr pa;
+	char name[96], val[64];
+
+	if (lv_kern_query_port_ex(c, port, &pa, sizeof(pa)))
+		return -EINVAL;
+	if (index >= (uint32_t)pa.gid_tbl_len)
+		return -EINVAL;
+	memset(e, 0, sizeof(*e));
+	if (lv_k_query_gid(c, port, (int)index, &e->gid) ||
+	    !memcmp(&e->gid, &zero, sizeof(zero)))
+		return -ENODATA;
+	e->gid_index = index;
+	e->port_num = port;
+	e->gid_type = pa.link_layer == IBV_LINK_LAYER_ETHERNET ?
+		IBV_GID_TYPE_ROCE_V1 : IBV_GID_TYPE_IB;
+	snprintf(name, sizeof(name), "ports/%u/gid_attrs/types/%u", port, index);
+	if (ibv_read_sysfs_file(c->device->ibdev_path, name, val,
+				sizeof(val)) > 0 && !strcmp(val, "RoCE v2"))
+		e->gid_type = IBV_GID_TYPE_ROCE_V2;
+	snprintf(name, sizeof(name), "ports/%u/gid_attrs/ndevs/%u", port, index);
+	if (ibv_read_sysfs_file(c->device->ibdev_path, name, val,
+				sizeof(val)) > 0)
+		e->ndev_ifindex = if_nametoindex(val);
+	return 0;
+}
+
+ssize_t lv_k_query_gid_table(struct ibv_context *c,
+			     struct ibv_gid_entry *entries, size_t max,
+			     size_t entry_size)
+{
+	struct ibv_device_attr da;
+	size_t out = 0;
+	int ret = lv_k_query_device(c, &da);
+
+	if (ret)
+		return -ret;
+	for (int port = 1; port <= da.phys_port_cnt; port++) {
+		struct ibv_port_attr pa;
+
+		if (lv_kern_query_port_ex(c, (uint8_t)port, &pa, sizeof(pa)))
+			return -EIO;
+		for (int i = 0; i < pa.gid_tbl_len; i++) {
+			struct ibv_gid_entry e;
+
+			ret = lv_k_gid_entry(c, (uint8_t)port, (uint32_t)i, &e);
+			if (ret == -ENODATA)
+				continue;
+			if (ret < 0)
+				return ret;
+			if (out >= max)
+				return -EINVAL;
+			memcpy((char *)entries + out++ * entry_size, &e,
+			       sizeof(e));
+		}
+	}
+	return (ssize_t)out;
 }

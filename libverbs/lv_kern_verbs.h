@@ -52,6 +52,11 @@ int lv_k_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 int lv_k_get_async_event(struct ibv_context *c, struct ibv_async_event *e);
 int lv_k_query_gid(struct ibv_context *c, uint8_t port, int index,
 		   union ibv_gid *gid);
+int lv_k_gid_entry(struct ibv_context *c, uint8_t port, uint32_t index,
+		   struct ibv_gid_entry *e);
+ssize_t lv_k_query_gid_table(struct ibv_context *c,
+			     struct ibv_gid_entry *entries, size_t max,
+			     size_t entry_size);
 int lv_k_query_pkey(struct ibv_context *c, uint8_t port, int index,
 		    __be16 *pkey);
 

@@ -24,8 +24,6 @@
 /* verbs_register_driver_34 and the kernel device path are in
  * lv_kern_*.c; what is still a stub here fails cleanly. */
 STUB_VOID(ibv_register_driver)
-STUB_INT(execute_ioctl)
-STUB_INT(__ioctl_final_num_attrs)
 
 STUB_INT(ibv_cmd_advise_mr)
 STUB_INT(ibv_cmd_alloc_dm)

@@ -187,7 +187,10 @@ LV_EXPORT int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
 
 	if (!context || !type)
 		return lv_minus1(-EINVAL);
-	ret = gid_entry(pv_ctx(context), port_num, index, &e);
+	if (lv_kern_priv(context))
+		ret = lv_k_gid_entry(context, port_num, index, &e);
+	else
+		ret = gid_entry(pv_ctx(context), port_num, index, &e);
 	if (ret < 0)
 		return lv_minus1(ret);
 	*type = e.gid_type == IBV_GID_TYPE_ROCE_V2 ?
@@ -205,7 +208,10 @@ LV_EXPORT int _ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num,
 	if (!context || !entry || flags || entry_size < sizeof(*entry) ||
 	    port_num > UINT8_MAX)
 		return lv_errno(-EINVAL);
-	ret = gid_entry(pv_ctx(context), port_num, gid_index, &e);
+	if (lv_kern_priv(context))
+		ret = lv_k_gid_entry(context, (uint8_t)port_num, gid_index, &e);
+	else
+		ret = gid_entry(pv_ctx(context), port_num, gid_index, &e);
 	if (ret < 0)
 		return lv_errno(ret);
 	memcpy(entry, &e, sizeof(e));
@@ -223,6 +229,9 @@ LV_EXPORT ssize_t _ibv_query_gid_table(struct ibv_context *context,
 
 	if (!context || flags || entry_size < sizeof(*entries))
 		return -EINVAL;
+	if (lv_kern_priv(context))
+		return lv_k_query_gid_table(context, entries, max_entries,
+					    entry_size);
 	ret = ibv_query_device(context, &dattr);
 	if (ret)
 		return -ret;

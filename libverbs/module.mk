@@ -15,6 +15,7 @@ LV_SRCS := \
 	libverbs/lv_device.c \
 	libverbs/lv_fork.c \
 	libverbs/lv_handle.c \
+	libverbs/lv_cmd_ioctl.c \
 	libverbs/lv_cmd_verbs.c \
 	libverbs/lv_cmd_write.c \
 	libverbs/lv_kern_ctx.c \

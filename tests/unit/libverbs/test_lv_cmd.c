@@ -216,11 +216,64 @@ static void test_cmd__query_device_paths(void **state)
 						  &resp, &rs), EINVAL);
 }
 
+unsigned int __ioctl_final_num_attrs(unsigned int num_attrs,
+				     struct ibv_command_buffer *link);
+
+/* A core buffer of 2 attributes (room for 4) with a driver link of 2:
+ * the link's attributes land after the core's, the header counts 4 and
+ * 24 + 4 * 16 bytes, and a udata-in of 4 bytes is inlined. */
+static void test_cmd__ioctl_finalize_links(void **state)
+{
+	struct {
+		struct ibv_command_buffer b;
+		struct ib_uverbs_attr a[4];
+	} core = { 0 };
+	struct {
+		struct ibv_command_buffer b;
+		struct ib_uverbs_attr a[2];
+	} drv = { 0 };
+	uint32_t uhw = 0xa1b2c3d4;
+
+	core.b.hdr.object_id = drv.b.hdr.object_id = UVERBS_OBJECT_CQ;
+	core.b.hdr.method_id = drv.b.hdr.method_id = UVERBS_METHOD_CQ_CREATE;
+	core.b.uhw_in_idx = core.b.uhw_out_idx = LV_UHW_NO_INDEX;
+	drv.b.uhw_out_idx = LV_UHW_NO_INDEX;
+	core.b.next = &drv.b;
+	core.b.next_attr = core.b.hdr.attrs + 2;
+	core.b.last_attr = core.b.hdr.attrs + 4;
+	core.b.hdr.attrs[0].attr_id = 1;
+	core.b.hdr.attrs[1].attr_id = 2;
+	drv.b.next_attr = drv.b.hdr.attrs + 2;
+	drv.b.last_attr = drv.b.hdr.attrs + 2;
+	drv.b.hdr.attrs[0].attr_id = UVERBS_ATTR_UHW_IN;
+	drv.b.hdr.attrs[0].len = 4;
+	drv.b.hdr.attrs[0].data = (uintptr_t)&uhw;
+	drv.b.hdr.attrs[1].attr_id = 0x1000;
+	drv.b.uhw_in_idx = 0;
+	assert_int_equal(__ioctl_final_num_attrs(2, &drv.b), 4);
+	assert_int_equal(lv_ioctl_finalize(&core.b, RDMA_DRIVER_RXE), 0);
+	assert_int_equal(core.b.hdr.num_attrs, 4);
+	assert_int_equal(core.b.hdr.length, 24 + 4 * 16);
+	assert_int_equal(core.b.hdr.driver_id, RDMA_DRIVER_RXE);
+	assert_int_equal(core.b.hdr.attrs[2].attr_id, UVERBS_ATTR_UHW_IN);
+	assert_int_equal(core.b.hdr.attrs[3].attr_id, 0x1000);
+	assert_int_equal(core.b.uhw_in_idx, 2);
+	assert_int_equal((uint32_t)core.b.hdr.attrs[2].data, 0xa1b2c3d4);
+	/* No room for the link's attributes, or a mismatched method: refused. */
+	core.b.next_attr = core.b.hdr.attrs + 3;
+	core.b.uhw_in_idx = LV_UHW_NO_INDEX;
+	assert_int_equal(lv_ioctl_finalize(&core.b, 0), -EINVAL);
+	core.b.next_attr = core.b.hdr.attrs + 2;
+	drv.b.hdr.method_id = UVERBS_METHOD_CQ_DESTROY;
+	assert_int_equal(lv_ioctl_finalize(&core.b, 0), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cmd__encode_header),
 		cmocka_unit_test(test_cmd__encode_ex_header),
+		cmocka_unit_test(test_cmd__ioctl_finalize_links),
 		cmocka_unit_test_setup_teardown(test_cmd__alloc_pd_request,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cmd__modify_qp_request,
