@@ -19,10 +19,10 @@ L="LD_LIBRARY_PATH=$PV_BUILD/lib"
 out=$(vm_run 90 "$L LD_DEBUG=files ibv_devinfo -v -d rxe0 2>&1") ||
 	fail "ibv_devinfo over our library: $out"
 echo "$out" | grep -E 'hca_id|state:|link_layer|GID\[ *1\]' | head -8
-echo "$out" | grep -q "file=$PV_BUILD/lib/libibverbs.so.1" ||
+echo "$out" | grep -q "calling init: $PV_BUILD/lib/libibverbs.so.1" ||
 	fail "our libibverbs.so.1 was not the one loaded: $(echo "$out" | grep 'libibverbs.so.1' | head -3)"
 echo "$out" | grep -Eq 'calling init: .*/libibverbs/librxe-rdmav34.so' ||
-	fail "Debian's librxe was not loaded"
+	fail "Debian's librxe was not loaded: $(echo "$out" | grep -E 'rxe|init:' | head -5)"
 echo "$out" | grep -q 'hca_id:.*rxe0' || fail "ibv_devinfo does not list rxe0: $out"
 echo "$out" | grep -q 'state:.*PORT_ACTIVE' || fail "port 1 not PORT_ACTIVE: $out"
 echo "$out" | grep -Eq "GID\[ *1\]:.*::ffff:$VM_IP" || fail "GID[1] is not ::ffff:$VM_IP"
