@@ -4,10 +4,13 @@
 #include <string.h>
 
 #include "libverbs/lv_core.h"
+#include "libverbs/lv_kern_verbs.h"
 
 LV_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *pd,
 				       struct ibv_ah_attr *attr)
 {
+	if (pd && lv_kern_priv(pd->context))
+		return lv_k_create_ah(pd, attr);
 	struct pv_context *ctx;
 	struct pv_ah *ah;
 	int ret;
@@ -30,6 +33,8 @@ LV_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *pd,
 
 LV_EXPORT int ibv_destroy_ah(struct ibv_ah *ah)
 {
+	if (ah && lv_kern_priv(ah->context))
+		return lv_k_destroy_ah(ah);
 	struct pv_context *ctx;
 	int ret;
 

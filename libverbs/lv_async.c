@@ -9,6 +9,7 @@
 
 #include "common/pv_usdt.h"
 #include "libverbs/lv_core.h"
+#include "libverbs/lv_kern_verbs.h"
 
 void lv_wait_events(pthread_mutex_t *m, pthread_cond_t *c,
 		    const uint32_t *completed, uint32_t delivered)
@@ -98,6 +99,8 @@ static bool map_event(struct pv_context *ctx, const struct pv_async_desc *d,
 LV_EXPORT int ibv_get_async_event(struct ibv_context *context,
 				  struct ibv_async_event *event)
 {
+	if (context && event && lv_kern_priv(context))
+		return lv_k_get_async_event(context, event);
 	struct pv_context *ctx;
 
 	if (!context || !event)

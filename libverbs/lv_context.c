@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "libverbs/lv_core.h"
+#include "libverbs/lv_kern_verbs.h"
 
 void lv_ctx_init_ops(struct pv_context *ctx)
 {
@@ -54,6 +55,8 @@ void lv_ctx_untrack(struct pv_context *ctx, uint32_t kind, uint32_t handle)
 
 LV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
+	if (lv_kern_is_dev(device))
+		return verbs_open_device(device, NULL);
 	struct pv_device *dev = (struct pv_device *)device;
 	struct pv_context *ctx;
 	int ret;
@@ -91,6 +94,8 @@ err_free_ctx:
  * is the app's leak, as with rdma-core. */
 LV_EXPORT int ibv_close_device(struct ibv_context *context)
 {
+	if (context && lv_kern_priv(context))
+		return lv_kern_close(context);
 	struct pv_context *ctx;
 
 	if (!context)

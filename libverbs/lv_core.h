@@ -53,6 +53,7 @@ static inline int lv_minus1(int ret)
  * its private driver.h). */
 LV_EXPORT int ibv_read_sysfs_file(const char *dir, const char *file,
 				  char *buf, size_t size);
+LV_EXPORT const char *ibv_get_sysfs_path(void);
 LV_EXPORT int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
 				 unsigned int index, int *type);
 

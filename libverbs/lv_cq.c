@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "libverbs/lv_core.h"
+#include "libverbs/lv_kern_verbs.h"
 
 #define pv_cq_of(c) ((struct pv_cq *)(c))
 #define pv_ch_of(c) ((struct pv_channel *)(c))
@@ -16,6 +17,8 @@
 LV_EXPORT struct ibv_comp_channel *ibv_create_comp_channel(
 	struct ibv_context *context)
 {
+	if (context && lv_kern_priv(context))
+		return lv_k_create_comp_channel(context);
 	struct pv_context *ctx;
 	struct pv_channel *ch;
 	int ret;
@@ -38,6 +41,8 @@ LV_EXPORT struct ibv_comp_channel *ibv_create_comp_channel(
 
 LV_EXPORT int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 {
+	if (channel && lv_kern_priv(channel->context))
+		return lv_k_destroy_comp_channel(channel);
 	struct pv_context *ctx;
 	int ret;
 
@@ -117,6 +122,9 @@ LV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
 				       struct ibv_comp_channel *channel,
 				       int comp_vector)
 {
+	if (context && lv_kern_priv(context))
+		return lv_k_create_cq(context, cqe, cq_context, channel,
+				      comp_vector);
 	struct pv_cq *cq;
 	int err;
 
@@ -159,6 +167,8 @@ struct ibv_cq_ex *lv_create_cq_ex(struct ibv_context *c,
 
 LV_EXPORT int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 {
+	if (cq && lv_kern_priv(cq->context))
+		return lv_k_resize_cq(cq, cqe);
 	struct pv_context *ctx;
 
 	if (!cq || cqe <= 0)
@@ -169,6 +179,8 @@ LV_EXPORT int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 
 LV_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 {
+	if (cq && lv_kern_priv(cq->context))
+		return lv_k_destroy_cq(cq);
 	struct pv_cq *pcq = pv_cq_of(cq);
 	struct ibv_comp_channel *channel;
 	uint32_t comps, asyncs;
@@ -207,6 +219,8 @@ LV_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 LV_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel,
 			       struct ibv_cq **cq, void **cq_context)
 {
+	if (channel && cq && cq_context && lv_kern_priv(channel->context))
+		return lv_k_get_cq_event(channel, cq, cq_context);
 	struct pv_context *ctx;
 	struct pv_cq *pcq;
 	uint32_t handle;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Device list and per-device queries: ibv_get_device_list asks every
- * provider compiled in for its devices; devices are refcounted so an open
- * context keeps its device alive after ibv_free_device_list.
+ * provider compiled in for its devices, then appends the host's kernel
+ * devices (lv_kern_dev.c; none without /sys/class/infiniband_verbs);
+ * devices are refcounted so an open context keeps its device alive after
+ * ibv_free_device_list.
  */
 #include <endian.h>
 #include <stdio.h>
@@ -10,6 +12,7 @@
 #include <string.h>
 
 #include "libverbs/lv_core.h"
+#include "libverbs/lv_kern.h"
 
 void lv_device_ref(struct pv_device *dev)
 {
@@ -90,6 +93,14 @@ err_free_descs:
 	return -ENOMEM;
 }
 
+static void put_device(struct ibv_device *d)
+{
+	if (lv_kern_is_dev(d))
+		lv_kern_dev_put(d);
+	else
+		lv_device_unref((struct pv_device *)d);
+}
+
 LV_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
 {
 	struct ibv_device **list = calloc(1, sizeof(*list));
@@ -100,13 +111,15 @@ LV_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
 	for (size_t i = 0; i < lv_provider_count(); i++)
 		if (add_provider_devices(lv_provider_at(i), &list, &n) < 0)
 			goto err_free_list;
+	if (lv_kern_add_devices(&list, &n) < 0)
+		goto err_free_list;
 	if (num_devices)
 		*num_devices = n;
 	return list;
 
 err_free_list:
 	for (int i = 0; i < n; i++)
-		lv_device_unref((struct pv_device *)list[i]);
+		put_device(list[i]);
 	free(list);
 err_nomem:
 	if (num_devices)
@@ -120,7 +133,7 @@ LV_EXPORT void ibv_free_device_list(struct ibv_device **list)
 	if (!list)
 		return;
 	for (struct ibv_device **d = list; *d; d++)
-		lv_device_unref((struct pv_device *)*d);
+		put_device(*d);
 	free(list);
 }
 
@@ -133,10 +146,14 @@ LV_EXPORT __be64 ibv_get_device_guid(struct ibv_device *device)
 {
 	const struct pv_device *dev = (const struct pv_device *)device;
 
+	if (lv_kern_is_dev(device))
+		return lv_kern_dev_guid(device);
 	return dev->node_guid;	/* already big-endian */
 }
 
 LV_EXPORT int ibv_get_device_index(struct ibv_device *device)
 {
+	if (lv_kern_is_dev(device))
+		return lv_vdev(device)->sysfs->ibdev_idx;
 	return ((const struct pv_device *)device)->index;
 }

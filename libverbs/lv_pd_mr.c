@@ -7,12 +7,15 @@
 
 #include "common/pv_usdt.h"
 #include "libverbs/lv_core.h"
+#include "libverbs/lv_kern_verbs.h"
 
 #define pv_pd_of(p) ((struct pv_pd *)(p))
 #define pv_mr_of(m) ((struct pv_mr *)(m))
 
 LV_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 {
+	if (context && lv_kern_priv(context))
+		return lv_k_alloc_pd(context);
 	struct pv_context *ctx;
 	struct pv_pd *pd;
 	int ret;
@@ -35,6 +38,8 @@ LV_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 
 LV_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
 {
+	if (pd && lv_kern_priv(pd->context))
+		return lv_k_dealloc_pd(pd);
 	struct pv_context *ctx;
 	int ret;
 
@@ -51,6 +56,8 @@ LV_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
 static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			     uint64_t iova, unsigned int access)
 {
+	if (pd && lv_kern_priv(pd->context))
+		return lv_k_reg_mr(pd, addr, length, iova, access);
 	struct pv_context *ctx;
 	struct pv_mr *mr;
 	int ret;
@@ -152,6 +159,8 @@ LV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 
 LV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 {
+	if (mr && lv_kern_priv(mr->context))
+		return lv_k_dereg_mr(mr);
 	struct pv_context *ctx;
 	int ret;
 

@@ -9,6 +9,7 @@
 
 #include "common/pv_usdt.h"
 #include "libverbs/lv_core.h"
+#include "libverbs/lv_kern_verbs.h"
 
 #define pv_qp_of(q) ((struct pv_qp *)(q))
 
@@ -84,6 +85,8 @@ err:
 LV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 				       struct ibv_qp_init_attr *qp_init_attr)
 {
+	if (pd && lv_kern_priv(pd->context))
+		return lv_k_create_qp(pd, qp_init_attr);
 	struct ibv_qp_init_attr_ex ex;
 	struct pv_qp *qp;
 	int err;
@@ -123,6 +126,8 @@ LV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 LV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			    int attr_mask)
 {
+	if (qp && lv_kern_priv(qp->context))
+		return lv_k_modify_qp(qp, attr, attr_mask);
 	struct pv_context *ctx;
 	int ret;
 
@@ -140,6 +145,8 @@ LV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 LV_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			   int attr_mask, struct ibv_qp_init_attr *init_attr)
 {
+	if (qp && lv_kern_priv(qp->context))
+		return lv_k_query_qp(qp, attr, attr_mask, init_attr);
 	struct ibv_qp_init_attr dummy;
 	struct pv_context *ctx;
 	int ret;
@@ -165,6 +172,8 @@ LV_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 
 LV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 {
+	if (qp && lv_kern_priv(qp->context))
+		return lv_k_destroy_qp(qp);
 	struct pv_qp *pqp = pv_qp_of(qp);
 	struct pv_context *ctx;
 	uint32_t delivered;
@@ -193,6 +202,8 @@ LV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 LV_EXPORT int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 			       uint16_t lid)
 {
+	if (qp && lv_kern_priv(qp->context))
+		return lv_k_attach_mcast(qp, gid, lid, true);
 	struct pv_context *ctx;
 
 	if (!qp || !gid)
@@ -204,6 +215,8 @@ LV_EXPORT int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 LV_EXPORT int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 			       uint16_t lid)
 {
+	if (qp && lv_kern_priv(qp->context))
+		return lv_k_attach_mcast(qp, gid, lid, false);
 	struct pv_context *ctx;
 
 	if (!qp || !gid)

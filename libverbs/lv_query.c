@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "libverbs/lv_core.h"
+#include "libverbs/lv_kern_verbs.h"
 
 /* ibv_query_gid_type reports rdma-core's sysfs GID type values. */
 enum {
@@ -25,6 +26,8 @@ static int query_device_all(struct pv_context *ctx,
 LV_EXPORT int ibv_query_device(struct ibv_context *context,
 			       struct ibv_device_attr *device_attr)
 {
+	if (context && lv_kern_priv(context))
+		return lv_k_query_device(context, device_attr);
 	struct ibv_device_attr_ex ex;
 	int ret;
 
@@ -94,6 +97,10 @@ int lv_query_port_ex(struct ibv_context *c, uint8_t port,
 LV_EXPORT int ibv_query_port(struct ibv_context *context, uint8_t port_num,
 			     struct _compat_ibv_port_attr *port_attr)
 {
+	if (context && lv_kern_priv(context))
+		return lv_kern_query_port_ex(context, port_num,
+			(struct ibv_port_attr *)port_attr,
+			sizeof(struct ibv_port_attr));
 	if (!context)
 		return lv_errno(-EINVAL);
 	return lv_query_port_ex(context, port_num,
@@ -153,6 +160,8 @@ static int gid_entry(struct pv_context *ctx, uint8_t port, uint32_t index,
 LV_EXPORT int ibv_query_gid(struct ibv_context *context, uint8_t port_num,
 			    int index, union ibv_gid *gid)
 {
+	if (context && gid && lv_kern_priv(context))
+		return lv_k_query_gid(context, port_num, index, gid);
 	struct ibv_gid_entry e;
 	int ret;
 
@@ -178,7 +187,10 @@ LV_EXPORT int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
 
 	if (!context || !type)
 		return lv_minus1(-EINVAL);
-	ret = gid_entry(pv_ctx(context), port_num, index, &e);
+	if (lv_kern_priv(context))
+		ret = lv_k_gid_entry(context, port_num, index, &e);
+	else
+		ret = gid_entry(pv_ctx(context), port_num, index, &e);
 	if (ret < 0)
 		return lv_minus1(ret);
 	*type = e.gid_type == IBV_GID_TYPE_ROCE_V2 ?
@@ -196,7 +208,10 @@ LV_EXPORT int _ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num,
 	if (!context || !entry || flags || entry_size < sizeof(*entry) ||
 	    port_num > UINT8_MAX)
 		return lv_errno(-EINVAL);
-	ret = gid_entry(pv_ctx(context), port_num, gid_index, &e);
+	if (lv_kern_priv(context))
+		ret = lv_k_gid_entry(context, (uint8_t)port_num, gid_index, &e);
+	else
+		ret = gid_entry(pv_ctx(context), port_num, gid_index, &e);
 	if (ret < 0)
 		return lv_errno(ret);
 	memcpy(entry, &e, sizeof(e));
@@ -214,6 +229,9 @@ LV_EXPORT ssize_t _ibv_query_gid_table(struct ibv_context *context,
 
 	if (!context || flags || entry_size < sizeof(*entries))
 		return -EINVAL;
+	if (lv_kern_priv(context))
+		return lv_k_query_gid_table(context, entries, max_entries,
+					    entry_size);
 	ret = ibv_query_device(context, &dattr);
 	if (ret)
 		return -ret;
@@ -240,6 +258,8 @@ LV_EXPORT ssize_t _ibv_query_gid_table(struct ibv_context *context,
 LV_EXPORT int ibv_query_pkey(struct ibv_context *context, uint8_t port_num,
 			     int index, __be16 *pkey)
 {
+	if (context && pkey && lv_kern_priv(context))
+		return lv_k_query_pkey(context, port_num, index, pkey);
 	uint16_t k;
 	int ret;
 

@@ -4,12 +4,15 @@
 #include <string.h>
 
 #include "libverbs/lv_core.h"
+#include "libverbs/lv_kern_verbs.h"
 
 #define pv_srq_of(s) ((struct pv_srq *)(s))
 
 LV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 					 struct ibv_srq_init_attr *init_attr)
 {
+	if (pd && lv_kern_priv(pd->context))
+		return lv_k_create_srq(pd, init_attr);
 	struct pv_context *ctx;
 	struct pv_srq *srq;
 	int ret;
@@ -46,6 +49,8 @@ err_free_srq:
 LV_EXPORT int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 			     int srq_attr_mask)
 {
+	if (srq && lv_kern_priv(srq->context))
+		return lv_k_modify_srq(srq, srq_attr, srq_attr_mask);
 	struct pv_context *ctx;
 
 	if (!srq || !srq_attr)
@@ -57,6 +62,8 @@ LV_EXPORT int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 
 LV_EXPORT int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr)
 {
+	if (srq && lv_kern_priv(srq->context))
+		return lv_k_query_srq(srq, srq_attr);
 	struct pv_context *ctx;
 
 	if (!srq || !srq_attr)
@@ -68,6 +75,8 @@ LV_EXPORT int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr)
 
 LV_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
 {
+	if (srq && lv_kern_priv(srq->context))
+		return lv_k_destroy_srq(srq);
 	struct pv_srq *psrq = pv_srq_of(srq);
 	struct pv_context *ctx;
 	uint32_t delivered;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sysfs helpers.  Tools read optional device attributes through
- * ibv_read_sysfs_file; our devices have no sysfs nodes, so those reads
- * fail (-1) exactly as they do for a missing file.  Fork support is in
- * lv_fork.c.
+ * ibv_read_sysfs_file; the soft devices have no sysfs nodes, so those
+ * reads fail (-1) exactly as they do for a missing file.  Kernel devices'
+ * reads (ibv_read_ibdev_sysfs_file) are in lv_kern_dev.c, fork support
+ * in lv_fork.c.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,10 +13,6 @@
 
 #include "libverbs/lv_core.h"
 
-LV_EXPORT int ibv_read_ibdev_sysfs_file(char *buf, size_t size,
-					struct ibv_device *dev,
-					const char *fnfmt, ...);
-LV_EXPORT const char *ibv_get_sysfs_path(void);
 
 LV_EXPORT int ibv_read_sysfs_file(const char *dir, const char *file,
 				  char *buf, size_t size)
@@ -42,15 +39,6 @@ LV_EXPORT int ibv_read_sysfs_file(const char *dir, const char *file,
 	if (buf[len - 1] == '\n')
 		buf[--len] = '\0';
 	return (int)len;
-}
-
-/* Private helper some providers import; our devices have no sysfs. */
-LV_EXPORT int ibv_read_ibdev_sysfs_file(char *buf, size_t size,
-					struct ibv_device *dev,
-					const char *fnfmt, ...)
-{
-	errno = ENOENT;
-	return -1;
 }
 
 LV_EXPORT const char *ibv_get_sysfs_path(void)

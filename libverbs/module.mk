@@ -15,6 +15,13 @@ LV_SRCS := \
 	libverbs/lv_device.c \
 	libverbs/lv_fork.c \
 	libverbs/lv_handle.c \
+	libverbs/lv_cmd_ioctl.c \
+	libverbs/lv_cmd_verbs.c \
+	libverbs/lv_cmd_write.c \
+	libverbs/lv_kern_ctx.c \
+	libverbs/lv_kern_dev.c \
+	libverbs/lv_kern_match.c \
+	libverbs/lv_kern_verbs.c \
 	libverbs/lv_kern_compat.c \
 	libverbs/lv_pd_mr.c \
 	libverbs/lv_private.c \
@@ -50,6 +57,8 @@ install-libverbs: $(LIBIBVERBS)
 ALL_TARGETS += $(LIBIBVERBS) $(LIBDIR_B)/libibverbs.so
 INSTALL_TARGETS += install-libverbs
 HEADERS_CHECK += libverbs/pv_provider.h libverbs/lv_core.h
+HEADERS_CHECK += libverbs/lv_kern_abi.h libverbs/lv_kern.h libverbs/lv_cmd.h \
+	libverbs/lv_kern_verbs.h
 
 $(eval $(call unit_test,test_lv_pure,tests/unit/libverbs/test_lv_pure.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_soft_attr,tests/unit/soft_provider/test_soft_attr.c,$(LV_ALL_OBJS),))
@@ -58,3 +67,5 @@ $(eval $(call unit_test,test_soft_ring,tests/unit/soft_provider/test_soft_ring.c
 $(eval $(call unit_test,test_soft_wqe,tests/unit/soft_provider/test_soft_wqe.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_soft_maps,tests/unit/soft_provider/test_soft_maps.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_soft_post,tests/unit/soft_provider/test_soft_post.c,$(LV_ALL_OBJS),))
+$(eval $(call unit_test,test_lv_kern_match,tests/unit/libverbs/test_lv_kern_match.c,$(LV_ALL_OBJS),))
+$(eval $(call unit_test,test_lv_cmd,tests/unit/libverbs/test_lv_cmd.c,$(LV_ALL_OBJS),))
