@@ -20,6 +20,7 @@
 #include "providers/soft/engine/eng_gid_own.h"
 #include "providers/soft/engine/eng_gidmap.h"
 #include "providers/soft/engine/eng_handles.h"
+#include "providers/soft/engine/eng_hwc.h"
 #include "providers/soft/engine/eng_idtab.h"
 #include "providers/soft/engine/eng_list.h"
 #include "providers/soft/engine/eng_mrkey.h"
@@ -102,6 +103,7 @@ struct eng_dev {
 	/* READ response packets its RC QPs asked for and have not received
 	 * (eng_wire_rc_req.c; bounded by eng_rc_read_credit). */
 	uint64_t rd_credit_used;
+	struct eng_hwc hw;		/* port counters (eng_hwc.h) */
 };
 
 struct eng_conn {

@@ -63,6 +63,7 @@ static const struct op_desc ops[PV_OP_MAX + 1] = {
 	EMPTY(ADM_DEV_LIST),
 	FIXED(ADM_OBJ_LIST, struct pv_ipc_dev_ref),
 	EMPTY(ADM_STATS),
+	FIXED(ADM_HWC, struct pv_ipc_adm_hwc_req),
 	/* The CM service (pv-soft-cm-abi.h). */
 	EMPTY(CM_OPEN),
 	FIXED(CM_ID_CREATE, struct pv_ipc_cm_id_create),

@@ -89,4 +89,7 @@ int pvctl_obj_list(struct pvctl *c, int argc, char **argv);
 /* pvctl_stats.c */
 int pvctl_stats(struct pvctl *c, int argc, char **argv);
 
+/* pvctl_hwc.c */
+int pvctl_stat_show(struct pvctl *c, int argc, char **argv);
+
 #endif

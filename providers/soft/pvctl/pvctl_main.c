@@ -32,6 +32,10 @@ static const struct pvctl_cmd cmds[] = {
 	  "verbs objects of all devices or of DEV" },
 	{ "stats", NULL, pvctl_stats, PVCTL_SOCK_ADMIN, "",
 	  "engine counters" },
+	{ "stat", "show", pvctl_stat_show, PVCTL_SOCK_ADMIN,
+	  "[dev DEV] [qp N|all]",
+	  "NIC-style counters of ports and QPs, as\n"
+	  "`rdma statistic show` prints them" },
 	{ "sysfs", NULL, pvctl_sysfs, PVCTL_SOCK_ADMIN,
 	  "--netns PATH --out DIR",
 	  "write DIR/<dev>/ like /sys/class/infiniband/<dev>\n"
