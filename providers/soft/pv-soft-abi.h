@@ -520,6 +520,19 @@ struct pv_ipc_adm_dev_claims {
 };
 _Static_assert(sizeof(struct pv_ipc_adm_dev_claims) == 136, "pv_ipc_adm_dev_claims size");
 
+/* Appended after pv_ipc_adm_dev_claims (sent, count 0 if none, whenever
+ * this is) when flags has PV_ADM_DEV_ADD_POD: the pod the attachment is
+ * for, as the CNI's K8S_POD_NAMESPACE / K8S_POD_NAME name it; labels of
+ * the device's metrics only (no access decision rests on them). */
+#define PV_ADM_DEV_ADD_POD	(1u << 1)
+#define PV_POD_NS_MAX		64
+#define PV_POD_NAME_MAX		256
+struct pv_ipc_adm_dev_pod {
+	char     ns[PV_POD_NS_MAX];
+	char     name[PV_POD_NAME_MAX];
+};
+_Static_assert(sizeof(struct pv_ipc_adm_dev_pod) == 320, "pv_ipc_adm_dev_pod size");
+
 /* ADM_DEV_DEL request: by dev_id, or by name when dev_id is 0. */
 struct pv_ipc_adm_dev_del {
 	uint32_t dev_id;

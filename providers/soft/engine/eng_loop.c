@@ -16,6 +16,7 @@
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_loop.h"
+#include "providers/soft/engine/eng_metrics.h"
 #include "providers/soft/engine/eng_net.h"
 #include "providers/soft/engine/eng_obj.h"
 
@@ -61,6 +62,7 @@ void eng_fini(struct eng *e)
 	eng_cm_wire_fini(e);
 	eng_dp_sched_fini(e);
 	eng_net_fini(e);
+	eng_metrics_fini(e);
 	eng_unlisten(e);
 	if (e->unproven_timer.fd >= 0)
 		close(e->unproven_timer.fd);

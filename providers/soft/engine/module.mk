@@ -39,6 +39,10 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_handles.c \
 	providers/soft/engine/eng_hwc.c \
 	providers/soft/engine/eng_hwc_count.c \
+	providers/soft/engine/eng_http_req.c \
+	providers/soft/engine/eng_metrics.c \
+	providers/soft/engine/eng_metrics_body.c \
+	providers/soft/engine/eng_prom_fmt.c \
 	providers/soft/engine/eng_idtab.c \
 	providers/soft/engine/eng_limits.c \
 	providers/soft/engine/eng_log.c \
@@ -151,7 +155,10 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_recv.h \
 	providers/soft/engine/eng_wire_rc.h \
 	providers/soft/engine/eng_mw.h \
-	providers/soft/engine/eng_hwc.h
+	providers/soft/engine/eng_hwc.h \
+	providers/soft/engine/eng_http_req.h \
+	providers/soft/engine/eng_metrics.h \
+	providers/soft/engine/eng_prom_fmt.h
 
 $(eval $(call unit_test,test_eng_pure,tests/unit/engine/test_eng_pure.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_handles.o eng_idtab.o eng_limits.o eng_port.o eng_csprng.o eng_keytab.o eng_rguard.o eng_dp_budget.o eng_mrkey.o),))
 $(eval $(call unit_test,test_eng_dispatch,tests/unit/engine/test_eng_dispatch.c,$(ENG_DEPS),$(NETNS_LIBS)))
@@ -305,3 +312,7 @@ $(eval $(call unit_test,test_eng_gidmap,tests/unit/engine/test_eng_gidmap.c,$(OB
 # decision (eng_wire_rc_rstep.c) behind the real parse and ICRC check, the
 # requester's window decisions (eng_wire_rc_gbn.c) and the completer.
 $(eval $(call unit_test,test_eng_wire_rc_steps,tests/unit/engine/test_eng_wire_rc_steps.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_wire_rc_rstep.o eng_wire_rc_gbn.o eng_wire_rc_pkt.o eng_resp_res.o eng_comp_sm.o eng_dp_timer.o eng_port.o) $(ENG_WIRE_IP_OBJS),))
+
+# The metrics endpoint's pure parts: exposition formatter, HTTP request
+# parser, listen address (eng_metrics.c's parser; linked with the core).
+$(eval $(call unit_test,test_eng_prom,tests/unit/engine/test_eng_prom.c,$(ENG_DEPS),$(NETNS_LIBS)))
