@@ -84,7 +84,8 @@ static inline void eng_hwc_bump(struct eng_hwc *a, struct eng_hwc *b,
 #define eng_hwc_dev_add(d, n, v) \
 	eng_hwc_bump(ENG_HWC_OF(d), NULL, ENG_HWC_##n, (v))
 /* A QP and the device of its connection (NULL once deleted). */
-#define eng_hwc_qp_add(q, n, v) eng_hwc_add((q)->o.conn->dev, (q), n, (v))
+#define eng_hwc_qp_add(q, n, v) \
+	eng_hwc_add((q)->o.conn ? (q)->o.conn->dev : NULL, (q), n, (v))
 #define eng_hwc_qp_inc(q, n)	eng_hwc_qp_add(q, n, 1)
 
 /* Packets a message piece of len bytes takes at path MTU mtu (bytes; 0

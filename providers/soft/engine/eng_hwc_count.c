@@ -63,7 +63,10 @@ static void local_pkts(struct eng_qp *src, struct eng_qp *dst,
 void eng_hwc_delivered(struct eng_qp *dst, const struct eng_dp_msg *m,
 		       bool served)
 {
-	if (m->src)
+	/* The wire's messages name the remote QP by a stand-in without a
+	 * connection (eng_wire_rc_resp.c): their packets were counted at
+	 * eng_net_rx. */
+	if (m->src && m->src->o.conn)
 		local_pkts(m->src, dst, m);
 	if (!served || !m->last)
 		return;

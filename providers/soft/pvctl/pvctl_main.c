@@ -17,11 +17,13 @@
 
 static const struct pvctl_cmd cmds[] = {
 	{ "dev", "add", pvctl_dev_add, PVCTL_SOCK_ADMIN,
-	  "--netns PATH --ifname IF [--name NAME] [--pkey P] [--claim IP]...",
+	  "--netns PATH --ifname IF [--name NAME] [--pkey P] [--claim IP]...\n"
+	  "        [--pod NAMESPACE/NAME]",
 	  "create a soft RDMA device on interface IF of the\n"
 	  "namespace PATH (\"\" or omitted: the engine's own);\n"
 	  "the GID of each --claim address is this device's\n"
-	  "even if another device holds it" },
+	  "even if another device holds it; --pod labels\n"
+	  "its metrics as the CNI's K8S_POD_* would" },
 	{ "dev", "del", pvctl_dev_del, PVCTL_SOCK_ADMIN,
 	  "NAME|ID [--netns PATH]",
 	  "delete a device; a name used in several\n"
