@@ -127,17 +127,52 @@ static void dev_gauges(struct eng *e, struct eng_prom_buf *b)
 	}
 }
 
+/* The counter's name with "ns" (a network namespace in eng_stats.h)
+ * spelt "netns": Prometheus reads "_ns" as nanoseconds. */
+static void stat_name(const char *s, bool gauge, char *out, size_t cap)
+{
+	char tmp[80];
+	size_t o = 0;
+
+	for (const char *c = s; *c && o + 8 < sizeof(tmp);) {
+		if (!strncmp(c, "_ns", 3) && (c[3] == '_' || !c[3])) {
+			memcpy(tmp + o, "_netns", 6);
+			o += 6;
+			c += 3;
+		} else {
+			tmp[o++] = *c++;
+		}
+	}
+	tmp[o] = '\0';
+	snprintf(out, cap, "podverbs_engine_%s%s", tmp, gauge ? "" : "_total");
+}
+
+static void loop_time(struct eng_prom_buf *b)
+{
+	static const char name[] = "podverbs_engine_loop_seconds_total";
+	struct eng_prom_label l = { "state", "busy", 8 };
+
+	eng_prom_family(b, name, "counter", "Time of the engine's loop "
+			"thread: busy (serving, polling rings) or idle (in "
+			"epoll)");
+	eng_prom_sample_ns(b, name, &l, 1, eng_stats[ENG_STAT_loop_busy_ns]);
+	l.value = "idle";
+	eng_prom_sample_ns(b, name, &l, 1, eng_stats[ENG_STAT_loop_idle_ns]);
+}
+
 static void engine_counters(struct eng_prom_buf *b)
 {
-	char name[96];
+	char name[128];
 
+	loop_time(b);
 	for (int i = 0; i < ENG_STAT_COUNT; i++) {
 		const char *s = eng_stat_name(i);
 		size_t n = strlen(s);
 		bool gauge = n > 5 && !strcmp(s + n - 5, "_live");
 
-		snprintf(name, sizeof(name), "podverbs_engine_%s%s", s,
-			 gauge ? "" : "_total");
+		if (i == ENG_STAT_loop_busy_ns || i == ENG_STAT_loop_idle_ns)
+			continue;
+		stat_name(s, gauge, name, sizeof(name));
 		eng_prom_family(b, name, gauge ? "gauge" : "counter",
 				"Engine counter (pvctl stats)");
 		eng_prom_sample(b, name, NULL, 0, eng_stats[i]);

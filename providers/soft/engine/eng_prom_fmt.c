@@ -145,11 +145,9 @@ void eng_prom_family(struct eng_prom_buf *b, const char *name,
 	puts_(b, "\n");
 }
 
-void eng_prom_sample(struct eng_prom_buf *b, const char *name,
-		     const struct eng_prom_label *l, unsigned nl, uint64_t v)
+static void labels(struct eng_prom_buf *b, const char *name,
+		   const struct eng_prom_label *l, unsigned nl)
 {
-	char num[24];
-
 	puts_(b, name);
 	for (unsigned i = 0; i < nl; i++) {
 		puts_(b, i ? "," : "{");
@@ -160,6 +158,26 @@ void eng_prom_sample(struct eng_prom_buf *b, const char *name,
 	}
 	if (nl)
 		puts_(b, "}");
+}
+
+void eng_prom_sample(struct eng_prom_buf *b, const char *name,
+		     const struct eng_prom_label *l, unsigned nl, uint64_t v)
+{
+	char num[24];
+
+	labels(b, name, l, nl);
 	snprintf(num, sizeof(num), " %" PRIu64 "\n", v);
+	puts_(b, num);
+}
+
+void eng_prom_sample_ns(struct eng_prom_buf *b, const char *name,
+			const struct eng_prom_label *l, unsigned nl,
+			uint64_t ns)
+{
+	char num[40];
+
+	labels(b, name, l, nl);
+	snprintf(num, sizeof(num), " %" PRIu64 ".%09" PRIu64 "\n",
+		 ns / 1000000000u, ns % 1000000000u);
 	puts_(b, num);
 }

@@ -40,6 +40,11 @@ void eng_prom_family(struct eng_prom_buf *b, const char *name,
 /* "name{l1="v1",...} value" */
 void eng_prom_sample(struct eng_prom_buf *b, const char *name,
 		     const struct eng_prom_label *l, unsigned nl, uint64_t v);
+/* The same with a value of ns nanoseconds, written in seconds exactly
+ * ("12.000345678": no floating point). */
+void eng_prom_sample_ns(struct eng_prom_buf *b, const char *name,
+			const struct eng_prom_label *l, unsigned nl,
+			uint64_t ns);
 /* Escapes value (up to cap or NUL) into out (out_cap > 0, always NUL
  * terminated); returns the bytes written, or out_cap when it did not
  * fit (out then holds a prefix that ends on a whole escape). */

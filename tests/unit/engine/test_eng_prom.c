@@ -71,6 +71,23 @@ static void test_eng_prom__label_value_bounded_by_cap(void **state)
 	free(t);
 }
 
+static void test_eng_prom__nanoseconds_as_exact_seconds(void **state)
+{
+	struct eng_prom_label l = { "state", "busy", 8 };
+	struct eng_prom_buf b;
+	size_t len;
+	char *t;
+
+	(void)state;
+	eng_prom_init(&b, 1 << 20);
+	eng_prom_sample_ns(&b, "s_total", &l, 1, 12000345678ull);
+	eng_prom_sample_ns(&b, "s_total", NULL, 0, 5);
+	t = render(&b, &len);
+	assert_string_equal(t, "s_total{state=\"busy\"} 12.000345678\n"
+			       "s_total 0.000000005\n");
+	free(t);
+}
+
 static void test_eng_prom__full_buffer_is_refused_not_cut(void **state)
 {
 	struct eng_prom_buf b;
@@ -217,6 +234,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_eng_prom__escapes_label_values),
 		cmocka_unit_test(test_eng_prom__label_value_bounded_by_cap),
+		cmocka_unit_test(test_eng_prom__nanoseconds_as_exact_seconds),
 		cmocka_unit_test(test_eng_prom__full_buffer_is_refused_not_cut),
 		cmocka_unit_test(test_eng_prom__escape_into_small_buffer),
 		cmocka_unit_test(test_eng_prom__metric_names),
