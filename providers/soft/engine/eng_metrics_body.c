@@ -13,7 +13,7 @@
 #include "providers/soft/engine/eng_metrics.h"
 #include "providers/soft/engine/eng_obj.h"
 
-#define DEV_LABELS 5
+#define DEV_LABELS 6	/* 5 of the device, one of the sample */
 
 struct dev_labels {
 	char id[12];

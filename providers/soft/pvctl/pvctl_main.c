@@ -38,6 +38,9 @@ static const struct pvctl_cmd cmds[] = {
 	  "[dev DEV] [qp N|all]",
 	  "NIC-style counters of ports and QPs, as\n"
 	  "`rdma statistic show` prints them" },
+	{ "top", NULL, pvctl_top, PVCTL_SOCK_ADMIN,
+	  "[dev DEV] [--interval MS] [--count N]",
+	  "per-QP packet, byte and resend rates, live" },
 	{ "sysfs", NULL, pvctl_sysfs, PVCTL_SOCK_ADMIN,
 	  "--netns PATH --out DIR",
 	  "write DIR/<dev>/ like /sys/class/infiniband/<dev>\n"
