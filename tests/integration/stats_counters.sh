@@ -13,7 +13,8 @@
 # - across nodes with 5 % loss on the link: retransmissions counted
 #   (resent_pkts, completer_retry_err), NAKs or timeouts to go with them;
 # - pod b re-added in another partition: its port counts pkey_drops.
-# Also: `stat show qp N` shows a live QP's row, --json parses.
+# Also: `stat show qp N` shows a live QP's row, --json parses, `pvctl top`
+# lists it.
 . "$PV_ROOT/tests/lib/pods.sh"
 need_cmd ibv_ud_pingpong
 need_cmd ibv_rc_pingpong
@@ -122,6 +123,9 @@ print(qps[0]["lqpn"] if qps else 0)' "$TMP/live.json") ||
 expect "live QP listed" "$qpn" -gt 0
 one=$(pvctl_node $NODE_B stat show qp "$qpn" | grep -c " lqpn $qpn ")
 expect "stat show qp $qpn rows" "$one" -eq 1
+pvctl_node $NODE_B top --interval 200 --count 1 >"$TMP/top.out" ||
+	fail "pvctl top failed"
+expect "pvctl top lists QP $qpn" "$(awk -v q="$qpn" '$2 == q' "$TMP/top.out" | wc -l)" -eq 1
 in_pod a timeout 20 ibv_rc_pingpong -d "$POD_DEV" -g 0 -n 5 "$POD_B_IP" \
 	>"$TMP/live.cli" 2>&1 || fail "live pingpong client"
 wait "$live" || fail "live pingpong server"
