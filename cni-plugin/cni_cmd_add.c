@@ -137,10 +137,19 @@ static int add_soft(struct cni_ctx *ctx, struct cni_state *st,
 {
 	struct pv_ipc_adm_dev_claims claims;
 	struct pv_ipc_dev_info info;
+	struct pv_ipc_adm_dev_pod pod;
 	struct cni_engine eng;
 	int ret;
 
 	attachment_claims(ctx, &claims);
+	/* Kubernetes' runtimes pass the pod in CNI_ARGS; too long or
+	 * absent: no labels (never a failure). */
+	memset(&pod, 0, sizeof(pod));
+	if (cni_env_arg(ctx->env.args, "K8S_POD_NAMESPACE", pod.ns,
+			sizeof(pod.ns)) <= 0 ||
+	    cni_env_arg(ctx->env.args, "K8S_POD_NAME", pod.name,
+			sizeof(pod.name)) <= 0)
+		memset(&pod, 0, sizeof(pod));
 	ret = cni_engine_open(&eng, ctx->conf.engine_socket,
 			      ctx->conf.admin_socket, &ctx->err);
 	if (ret < 0)
@@ -149,7 +158,7 @@ static int add_soft(struct cni_ctx *ctx, struct cni_state *st,
 	if (ret == 0)
 		ret = cni_engine_dev_add(&eng, ctx->env.netns, ctx->env.ifname,
 					 ctx->conf.device_name, ctx->conf.pkey,
-					 &claims, &info, &ctx->err);
+					 &claims, &pod, &info, &ctx->err);
 	cni_engine_close(&eng);
 	*ret_refused = ret == -EEXIST;
 	if (ret < 0)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -53,11 +54,18 @@ void cni_engine_close(struct cni_engine *eng)
 int cni_engine_dev_add(struct cni_engine *eng, const char *netns,
 		       const char *ifname, const char *name, uint16_t pkey,
 		       const struct pv_ipc_adm_dev_claims *claims,
+		       const struct pv_ipc_adm_dev_pod *pod,
 		       struct pv_ipc_dev_info *ret_info, struct cni_err *err)
 {
+	/* The request, the claims, then the pod (pv-soft-abi.h). */
+	struct {
+		struct pv_adm_dev_add_msg m;
+		struct pv_ipc_adm_dev_pod pod;
+	} __attribute__((packed)) full;
 	struct pv_adm_dev_add_msg msg;
 	struct pv_ipc_adm_dev_add *reqp = &msg.req;
-	uint32_t got = 0;
+	bool with_pod = pod && pod->name[0];
+	uint32_t got = 0, len;
 	int ret;
 
 	memset(&msg, 0, sizeof(msg));
@@ -65,6 +73,8 @@ int cni_engine_dev_add(struct cni_engine *eng, const char *netns,
 		msg.claims = *claims;
 		msg.req.flags |= PV_ADM_DEV_ADD_CLAIMS;
 	}
+	if (with_pod)
+		msg.req.flags |= PV_ADM_DEV_ADD_POD;
 	if (strlen(netns) >= sizeof(reqp->netns_path) ||
 	    strlen(ifname) >= sizeof(reqp->ifname) ||
 	    strlen(name) >= sizeof(reqp->name))
@@ -75,8 +85,12 @@ int cni_engine_dev_add(struct cni_engine *eng, const char *netns,
 	strcpy(reqp->name, name);
 	reqp->pkey = pkey;
 	memset(ret_info, 0, sizeof(*ret_info));
-	ret = pv_ipc_call(eng->sock, &eng->seq, PV_OP_ADM_DEV_ADD, &msg,
-			  msg.claims.count ? sizeof(msg) : sizeof(msg.req),
+	len = with_pod ? sizeof(full) :
+	      msg.claims.count ? sizeof(msg) : sizeof(msg.req);
+	full.m = msg;
+	if (with_pod)
+		full.pod = *pod;
+	ret = pv_ipc_call(eng->sock, &eng->seq, PV_OP_ADM_DEV_ADD, &full, len,
 			  ret_info, sizeof(*ret_info), &got, NULL, NULL);
 	if (ret == -EEXIST) {
 		cni_fail(err, CNI_ERR_ENGINE,

@@ -29,10 +29,12 @@ void cni_engine_close(struct cni_engine *eng);
 /* Creates the soft device for ifname in netns; -EEXIST (with a message)
  * when the engine has one there or the name is taken.  claims (NULL or
  * count 0: none) are the GIDs of the attachment's assigned addresses,
- * which the device then owns even against a squatter (eng_gid_own.h). */
+ * which the device then owns even against a squatter (eng_gid_own.h).
+ * pod (NULL or empty name: none) labels the device's metrics. */
 int cni_engine_dev_add(struct cni_engine *eng, const char *netns,
 		       const char *ifname, const char *name, uint16_t pkey,
 		       const struct pv_ipc_adm_dev_claims *claims,
+		       const struct pv_ipc_adm_dev_pod *pod,
 		       struct pv_ipc_dev_info *ret_info, struct cni_err *err);
 
 /* Deletes a device by id; -ENOENT (no error recorded) if it is gone. */

@@ -134,3 +134,24 @@ int cni_env_read(struct cni_env *env, cni_getenv_fn get, struct cni_err *err)
 				cni_cmd_name(env->cmd), bad);
 	return 0;
 }
+
+int cni_env_arg(const char *args, const char *key, char *out, size_t cap)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = args; p && *p;) {
+		const char *end = strchr(p, ';');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		if (n > klen && p[klen] == '=' && !strncmp(p, key, klen)) {
+			n -= klen + 1;
+			if (n >= cap)
+				return -ENAMETOOLONG;
+			memcpy(out, p + klen + 1, n);
+			out[n] = '\0';
+			return 1;
+		}
+		p = end ? end + 1 : p + n;
+	}
+	return 0;
+}

@@ -51,4 +51,9 @@ int cni_ifname_valid(const char *name);
 
 const char *cni_cmd_name(enum cni_cmd cmd);
 
+/* The value of key in CNI_ARGS ("K1=V1;K2=V2", args may be NULL) into
+ * out: 1 found, 0 absent, -ENAMETOOLONG when it does not fit cap.
+ * Pure. */
+int cni_env_arg(const char *args, const char *key, char *out, size_t cap);
+
 #endif /* CNI_ENV_H */

@@ -75,3 +75,4 @@ $(eval $(call unit_test,test_cni_conf,tests/unit/cni/test_cni_conf.c,$(call cni_
 $(eval $(call unit_test,test_cni_result,tests/unit/cni/test_cni_result.c,$(call cni_o,cni_result cni_conf cni_err),$(CNI_CJSON_LIBS)))
 $(eval $(call unit_test,test_cni_state,tests/unit/cni/test_cni_state.c,$(call cni_o,cni_state cni_state_json cni_claim cni_engine cni_err cni_gc_list) $(PV_COMMON_OBJS) $(PV_SOFT_PROTO_OBJS),$(CNI_CJSON_LIBS)))
 $(eval $(call unit_test,test_cni_rdmanl,tests/unit/cni/test_cni_rdmanl.c,$(call cni_o,cni_rdmanl),$(NL_LIBS)))
+$(eval $(call unit_test,test_cni_env,tests/unit/cni/test_cni_env.c,$(call cni_o,cni_env cni_err),))

@@ -18,7 +18,8 @@ python3-pkg-resources python3-yaml
 python3-scapy tshark ethtool tcpdump
 qemu-system-x86 busybox-static kmod
 ucx-utils
-openmpi-bin libopenmpi-dev"
+openmpi-bin libopenmpi-dev
+prometheus"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

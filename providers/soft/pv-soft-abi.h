@@ -88,6 +88,7 @@ enum pv_ipc_op {
 	PV_OP_ADM_OBJ_LIST	= 131,
 	PV_OP_ADM_STATS		= 132,
 	PV_OP_ADM_MR_REPORT	= 140,	/* pv_ipc_dev_ref -> adm_mr_report */
+	PV_OP_ADM_HWC		= 135,	/* pv_ipc_adm_hwc_req -> _hwc_list */
 
 	PV_OP_MAX		= 255,
 };
@@ -525,6 +526,19 @@ struct pv_ipc_adm_dev_claims {
 };
 _Static_assert(sizeof(struct pv_ipc_adm_dev_claims) == 136, "pv_ipc_adm_dev_claims size");
 
+/* Appended after pv_ipc_adm_dev_claims (sent, count 0 if none, whenever
+ * this is) when flags has PV_ADM_DEV_ADD_POD: the pod the attachment is
+ * for, as the CNI's K8S_POD_NAMESPACE / K8S_POD_NAME name it; labels of
+ * the device's metrics only (no access decision rests on them). */
+#define PV_ADM_DEV_ADD_POD	(1u << 1)
+#define PV_POD_NS_MAX		64
+#define PV_POD_NAME_MAX		256
+struct pv_ipc_adm_dev_pod {
+	char     ns[PV_POD_NS_MAX];
+	char     name[PV_POD_NAME_MAX];
+};
+_Static_assert(sizeof(struct pv_ipc_adm_dev_pod) == 320, "pv_ipc_adm_dev_pod size");
+
 /* ADM_DEV_DEL request: by dev_id, or by name when dev_id is 0. */
 struct pv_ipc_adm_dev_del {
 	uint32_t dev_id;
@@ -635,5 +649,38 @@ struct pv_ipc_adm_mr_report {
 	uint32_t total;		/* rows matching (>= count) */
 	struct pv_ipc_adm_mr_row row[];
 };
+/* ADM_HWC: the NIC-style counters of devices (port 1) and QPs
+ * (eng_hwc.h).  Request: dev_id 0 = every device; qp_num 0 = every QP
+ * (with PV_ADM_HWC_QPS; without it, ports only); index pages the rows as
+ * ADM_OBJ_LIST does. */
+#define PV_ADM_HWC_QPS		(1u << 0)
+struct pv_ipc_adm_hwc_req {
+	uint32_t dev_id;
+	uint32_t qp_num;
+	uint32_t flags;
+	uint32_t index;		/* first row wanted */
+};
+_Static_assert(sizeof(struct pv_ipc_adm_hwc_req) == 16, "pv_ipc_adm_hwc_req size");
+
+/* Reply: the header, ncounters names of PV_HWC_NAME_MAX bytes, then
+ * count rows of sizeof(pv_ipc_adm_hwc_row) + 8 * ncounters bytes. */
+#define PV_HWC_NAME_MAX		32
+#define PV_HWC_ROW_PORT		(1u << 0)	/* the device's own row */
+struct pv_ipc_adm_hwc_list {
+	uint32_t ncounters;
+	uint32_t count;		/* rows in this reply */
+	uint32_t total;		/* rows matching */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct pv_ipc_adm_hwc_list) == 16, "pv_ipc_adm_hwc_list size");
+
+struct pv_ipc_adm_hwc_row {
+	uint32_t dev_id;
+	uint32_t qp_num;	/* 0 on a port row */
+	uint32_t client_id;	/* the QP's connection; 0 on a port row */
+	uint32_t flags;		/* PV_HWC_ROW_* */
+	uint64_t value[];	/* ncounters */
+};
+_Static_assert(sizeof(struct pv_ipc_adm_hwc_row) == 16, "pv_ipc_adm_hwc_row size");
 
 #endif /* PV_SOFT_ABI_H */

@@ -11,7 +11,8 @@
 #                                       # appended); both bounded by timeout
 #   pairs_done                          # exit 0 if every case passed, else 1
 #
-# PKEY_A / PKEY_B (optional) give the devices a P_Key.  PAIR_PORT is the TCP
+# PKEY_A / PKEY_B (optional) give the devices a P_Key.  PODS_ENGINE_ARGS:
+# extra podverbsd arguments (same-node; NODES_ENGINE_ARGS across nodes).  PAIR_PORT is the TCP
 # port the server listens on before the client starts (default 18515, what
 # the pingpongs and perftest use).  Every case runs even after a failure;
 # a failed case prints both sides' output and the engine log's tail.
@@ -41,7 +42,8 @@ pods_up() {
 	topo_ns a
 	topo_ns b
 	topo_veth a b "$POD_A_IP/24" "$POD_B_IP/24" eth0 eth0
-	start_engine
+	# shellcheck disable=SC2086
+	start_engine ${PODS_ENGINE_ARGS:-}
 	pod_dev_add a ${PKEY_A:+--pkey "$PKEY_A"}
 	pod_dev_add b ${PKEY_B:+--pkey "$PKEY_B"}
 }

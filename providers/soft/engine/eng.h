@@ -20,6 +20,7 @@
 #include "providers/soft/engine/eng_gid_own.h"
 #include "providers/soft/engine/eng_gidmap.h"
 #include "providers/soft/engine/eng_handles.h"
+#include "providers/soft/engine/eng_hwc.h"
 #include "providers/soft/engine/eng_idtab.h"
 #include "providers/soft/engine/eng_list.h"
 #include "providers/soft/engine/eng_mrkey.h"
@@ -104,6 +105,10 @@ struct eng_dev {
 	/* READ response packets its RC QPs asked for and have not received
 	 * (eng_wire_rc_req.c; bounded by eng_rc_read_credit). */
 	uint64_t rd_credit_used;
+	struct eng_hwc hw;		/* port counters (eng_hwc.h) */
+	/* The pod, as the CNI named it at ADM_DEV_ADD ("" if not). */
+	char pod_ns[PV_POD_NS_MAX];
+	char pod_name[PV_POD_NAME_MAX];
 };
 
 struct eng_conn {
@@ -177,6 +182,7 @@ struct eng {
 	struct eng_net_buf *net_buf;
 	struct eng_list net_dirty;
 	struct eng_cm *cm;		/* CM ids (eng_cm.h); NULL before any */
+	struct eng_metrics *metrics;	/* eng_metrics.h; NULL: off */
 };
 
 /*

@@ -25,6 +25,7 @@ int eng_op_adm_dev_add(struct eng_req *r)
 {
 	const struct pv_ipc_adm_dev_add *in = r->in;
 	struct pv_ipc_adm_dev_claims cl = { 0 };
+	struct pv_ipc_adm_dev_pod pod;
 	struct eng_dev *d;
 	int ret;
 
@@ -42,9 +43,20 @@ int eng_op_adm_dev_add(struct eng_req *r)
 		if (cl.count > PV_GID_CLAIM_MAX)
 			return -EINVAL;
 	}
+	memset(&pod, 0, sizeof(pod));
+	if ((in->flags & PV_ADM_DEV_ADD_POD) &&
+	    r->in_len >= sizeof(*in) + sizeof(cl) + sizeof(pod)) {
+		memcpy(&pod, (const uint8_t *)r->in + sizeof(*in) + sizeof(cl),
+		       sizeof(pod));
+		if (!str_ok(pod.ns, sizeof(pod.ns)) ||
+		    !str_ok(pod.name, sizeof(pod.name)))
+			return -EINVAL;
+	}
 	ret = eng_dev_add_claims(r->e, in, &cl, &d);
 	if (ret < 0)
 		return ret;
+	memcpy(d->pod_ns, pod.ns, sizeof(d->pod_ns));
+	memcpy(d->pod_name, pod.name, sizeof(d->pod_name));
 	if (r->e->devs_changed)
 		r->e->devs_changed(r->e);
 	eng_dev_info(d, r->out);

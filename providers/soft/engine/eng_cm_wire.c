@@ -202,6 +202,7 @@ static int tx_raw(struct eng *e, struct eng_dev *d, const uint8_t dgid[16],
 
 	memcpy(dst.dgid, dgid, 16);
 	ret = eng_wire_tx(e, d, &dst, &h, &seg, 1, ENG_CM_MAD_SIZE);
+	eng_hwc_wire_tx(d, NULL, ret, ENG_CM_MAD_SIZE);
 	eng_net_flush(e);
 	eng_net_tx_purge(e, d);
 	if (ret < 0) {

@@ -346,6 +346,8 @@ void eng_dev_apply_link(struct eng *e, struct eng_dev *d,
 		bool up = d->port_state == PV_PORT_ACTIVE;
 
 		eng_stat_inc(port_state_changes);
+		if (old_state == PV_PORT_ACTIVE)
+			eng_hwc_dev_add(d, link_downed, 1);
 		eng_info("device %s (%u): port %s%s", d->name, d->id,
 			 up ? "ACTIVE" : "DOWN",
 			 link ? "" : " (interface gone)");

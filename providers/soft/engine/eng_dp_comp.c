@@ -74,6 +74,7 @@ static void overflow(struct eng *e, struct eng_cq *cq)
 	__atomic_store_n(&cq->dp->ring.hdr->overflow, 1, __ATOMIC_RELEASE);
 	PV_USDT(podverbsd, cq_overflow, c->id, cq->o.handle);
 	eng_stat_inc(dp_cq_overflows);
+	eng_hwc_dev_add(c->dev, cq_overflow, 1);
 	eng_info("client %u: CQ %u overflowed: CQ and its QPs in error",
 		 c->id, cq->o.handle);
 	eng_event_push(c, IBV_EVENT_CQ_ERR, PV_OBJ_CQ, cq->o.handle);

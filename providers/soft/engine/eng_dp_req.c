@@ -91,6 +91,7 @@ struct eng_qp *eng_dp_find_dest(struct eng *e, struct eng_dp_qp *dq,
 	}
 	if (!pkeys_match(d->pkey, own->pkey)) {
 		eng_stat_inc(dp_drops_pkey);
+		eng_hwc_dev_add(d, pkey_drops, 1);
 		return NULL;
 	}
 	dst = eng_idtab_get(&d->qps, qpn & ENG_BTH_24BIT_MASK);
@@ -339,6 +340,8 @@ static int req_chunk(struct eng *e, struct eng_dp_qp *dq, uint64_t *moved)
 	if (r.kind == ENG_DP_REPLY_RNR_NAK) {
 		PV_USDT(podverbsd, rnr_nak, qp->qp_num, 0, r.code, 0);
 		eng_stat_inc(dp_rnr_naks);
+		eng_hwc_qp_inc(qp, rcvd_rnr_err);
+		eng_hwc_qp_inc(dst, send_rnr_err);
 	}
 	/* READ data and the atomic's original land in segs, the WQE's own
 	 * local memory for this chunk. */
@@ -428,6 +431,7 @@ static bool req_one(struct eng *e, struct eng_dp_qp *dq, uint64_t *moved,
 	dq->timer_at = 0;
 	dq->rnr_tries = dq->retry_tries = 0;
 	eng_stat_inc(dp_wqes);
+	eng_hwc_wqe_done(qp, dq->cur.w.opcode, st);
 	*moved = dq->total - dq->done;
 	*completed = true;
 	/* Retire the slot before the completion is visible: an application

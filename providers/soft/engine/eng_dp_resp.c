@@ -424,5 +424,6 @@ void eng_dp_resp_deliver(struct eng *e, struct eng_qp *dst,
 		r->data = NULL;
 		r->len = 0;
 	}
+	eng_hwc_delivered(dst, m, rs == RS_OK);
 	reply_set(dst, m, rs, r);
 }

@@ -103,6 +103,7 @@ bool eng_dp_rguard_qkey_ok(struct eng_qp *src, struct eng_qp *dst,
 	if (dst->attr.qkey == qkey)
 		return true;
 	eng_stat_inc(dp_drops_qkey);
+	eng_hwc_qp_inc(dst, qkey_drops);
 	if (!d)
 		return false;
 	d->rguard.qkey_errors++;

@@ -42,6 +42,7 @@ void eng_event_push(struct eng_conn *c, uint32_t type, uint32_t kind,
 	n = send(c->ev_fd, &ev, sizeof(ev), MSG_DONTWAIT | MSG_NOSIGNAL);
 	if (n == (ssize_t)sizeof(ev)) {
 		eng_stat_inc(events_sent);
+		eng_hwc_dev_add(c->dev, async_events, 1);
 		return;
 	}
 	eng_stat_inc(events_dropped);

@@ -152,7 +152,17 @@
 	  "cm_destroy_id sends one)")					\
 	X(cm_wire_per_peer, 1024, 1, 4096,				\
 	  "CM on the wire: requests of one sender (GID, device) waiting "	\
-	  "for an accept, over all listeners (one full backlog)")
+	  "for an accept, over all listeners (one full backlog)")	\
+	X(metrics_conns, 8, 1, 256,					\
+	  "metrics endpoint: scrape connections at once (more are "	\
+	  "closed at accept)")						\
+	X(metrics_req_bytes, 4096, 256, 65536,				\
+	  "metrics endpoint: bytes of a request's head; beyond, 431") \
+	X(metrics_timeout_ms, 5000, 100, 600000,			\
+	  "metrics endpoint: a scrape connection is closed this long " \
+	  "after its accept, answered or not (slow clients)")		\
+	X(metrics_body_bytes, 16777216, 65536, 1073741824,		\
+	  "metrics endpoint: largest exposition served (500 beyond)")
 
 struct eng_limits {
 #define ENG_LIMIT_FIELD(name, def, lo, hi, help) uint64_t name;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "providers/soft/engine/eng.h"
@@ -15,6 +16,7 @@
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_loop.h"
+#include "providers/soft/engine/eng_metrics.h"
 #include "providers/soft/engine/eng_net.h"
 #include "providers/soft/engine/eng_obj.h"
 
@@ -60,6 +62,7 @@ void eng_fini(struct eng *e)
 	eng_cm_wire_fini(e);
 	eng_dp_sched_fini(e);
 	eng_net_fini(e);
+	eng_metrics_fini(e);
 	eng_unlisten(e);
 	if (e->unproven_timer.fd >= 0)
 		close(e->unproven_timer.fd);
@@ -72,18 +75,32 @@ void eng_fini(struct eng *e)
 	free(e->deferred);
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 int eng_run(struct eng *e)
 {
 	struct epoll_event evs[64];
+	uint64_t t_busy = mono_ns(), t_idle;
 
 	while (!e->stop) {
 		/* The data path decides how long to block (eng_dp_sched.c). */
 		int64_t wait = eng_dp_wait_ns(e);
 		struct timespec ts = { .tv_sec = wait / 1000000000,
 				       .tv_nsec = wait % 1000000000 };
-		int n = epoll_pwait2(e->epfd, evs, 64, wait < 0 ? NULL : &ts,
-				     NULL);
+		int n;
 
+		/* Time in epoll is idle, the rest busy (polling included). */
+		t_idle = mono_ns();
+		eng_stat_add(loop_busy_ns, t_idle - t_busy);
+		n = epoll_pwait2(e->epfd, evs, 64, wait < 0 ? NULL : &ts, NULL);
+		t_busy = mono_ns();
+		eng_stat_add(loop_idle_ns, t_busy - t_idle);
 		eng_dp_woke(e);
 		if (n < 0) {
 			if (errno == EINTR)

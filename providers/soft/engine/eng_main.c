@@ -19,6 +19,7 @@
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_loop.h"
+#include "providers/soft/engine/eng_metrics.h"
 #include "providers/soft/engine/eng_reaper.h"
 #include "providers/soft/engine/eng_seccomp.h"
 #include "providers/soft/engine/eng_state.h"
@@ -35,6 +36,7 @@ struct opts {
 	int foreground;
 	int no_seccomp;
 	const char *state_file;		/* NULL: the default for the socket */
+	const char *metrics_listen;	/* NULL: no metrics endpoint */
 	bool state_file_default;	/* not asked for: failing to use it
 					 * is a warning, not an error */
 };
@@ -70,6 +72,11 @@ static void usage(FILE *out)
 "                         start (\"\" for none).  Default for the engine\n"
 "                         on %s:\n"
 "                         %s; none on other sockets\n"
+"      --metrics-listen ADDR:PORT\n"
+"                         serve Prometheus metrics (text format 0.0.4)\n"
+"                         at http://ADDR:PORT/metrics (\"[v6]:PORT\" for\n"
+"                         IPv6, \":PORT\" for any IPv4 address; default:\n"
+"                         off); limits metrics_* below bound it\n"
 "  -h, --help             this text\n"
 "\n"
 "Limits (requests beyond them fail with ENOMEM or EINVAL):\n",
@@ -127,6 +134,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "limit", required_argument, NULL, 'L' },
 		{ "no-seccomp", no_argument, NULL, 'S' },
 		{ "state-file", required_argument, NULL, 'T' },
+		{ "metrics-listen", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -145,6 +153,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'p': o->pidfile = optarg; break;
 		case 'S': o->no_seccomp = ENG_NO_SECCOMP_BY_OPT; break;
 		case 'T': o->state_file = optarg; break;
+		case 'M': o->metrics_listen = optarg; break;
 		case 'l':
 			lvl = eng_log_parse_level(optarg);
 			if (lvl < 0) {
@@ -380,6 +389,12 @@ int main(int argc, char **argv)
 			o.admin_socket, ret == -EADDRINUSE ?
 			"another engine is running there" : ret == -EPERM ?
 			"its folder is not a folder of ours" : strerror(-ret));
+		goto err_fini;
+	}
+	if (o.metrics_listen &&
+	    (ret = eng_metrics_listen(&e, o.metrics_listen)) < 0) {
+		eng_err("cannot serve metrics on %s: %s", o.metrics_listen,
+			ret == -EINVAL ? "not ADDR:PORT" : strerror(-ret));
 		goto err_fini;
 	}
 	if (!o.foreground) {

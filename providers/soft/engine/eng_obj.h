@@ -85,6 +85,7 @@ struct eng_qp {
 	struct pv_ipc_qp_create init;	/* as created, cap as granted */
 	struct pv_ipc_qp_attr attr;	/* last modified attributes */
 	struct eng_dp_qp *dp;		/* rings, once mapped */
+	struct eng_hwc hw;		/* its counters (eng_hwc.h) */
 };
 
 struct eng_ah {
@@ -177,5 +178,7 @@ int eng_op_adm_dev_del(struct eng_req *r);
 int eng_op_adm_dev_list(struct eng_req *r);
 int eng_op_adm_obj_list(struct eng_req *r);
 int eng_op_adm_stats(struct eng_req *r);
+/* eng_admin_hwc.c */
+int eng_op_adm_hwc(struct eng_req *r);
 
 #endif /* ENG_OBJ_H */

@@ -231,10 +231,22 @@ static void qkey_warn(struct eng_dev *d, const struct eng_recv *r,
 
 void eng_net_rx(struct eng *e, struct eng_dev *d, const struct eng_net_pkt *p)
 {
+	enum eng_recv_verdict v;
 	struct eng_recv r;
 
 	eng_stat_inc(wire_rx_pkts);
-	switch (eng_recv_classify(e, d, p, &r)) {
+	eng_hwc_dev_add(d, rcvd_pkts, 1);
+	r.qp = NULL;
+	v = eng_recv_classify(e, d, p, &r);
+	if (v == ENG_RECV_UD || v == ENG_RECV_RC || v == ENG_RECV_QP1) {
+		eng_hwc_dev_add(d, rcvd_bytes, r.pkt.paylen);
+		if (v != ENG_RECV_QP1) {
+			eng_hwc_bump(NULL, &r.qp->hw, ENG_HWC_rcvd_pkts, 1);
+			eng_hwc_bump(NULL, &r.qp->hw, ENG_HWC_rcvd_bytes,
+				     r.pkt.paylen);
+		}
+	}
+	switch (v) {
 	case ENG_RECV_UD:
 		eng_wire_ud_rx(e, d, r.qp, &r.pkt, &r.ip);
 		return;
@@ -259,6 +271,7 @@ void eng_net_rx(struct eng *e, struct eng_dev *d, const struct eng_net_pkt *p)
 		return;
 	case ENG_RECV_ICRC:
 		eng_stat_inc(wire_rx_icrc_err);
+		eng_hwc_dev_add(d, icrc_err, 1);
 		return;
 	case ENG_RECV_SRC_LOCAL:
 		eng_stat_inc(wire_rx_src_local);
@@ -268,6 +281,7 @@ void eng_net_rx(struct eng *e, struct eng_dev *d, const struct eng_net_pkt *p)
 		return;
 	case ENG_RECV_PKEY:
 		eng_stat_inc(wire_rx_pkey);
+		eng_hwc_add(d, r.qp, pkey_drops, 1);
 		return;
 	case ENG_RECV_QP_STATE:
 		eng_stat_inc(wire_rx_qp_state);
@@ -277,9 +291,11 @@ void eng_net_rx(struct eng *e, struct eng_dev *d, const struct eng_net_pkt *p)
 		return;
 	case ENG_RECV_SRC:
 		eng_stat_inc(wire_rx_src_mismatch);
+		eng_hwc_add(d, r.qp, gid_drops, 1);
 		return;
 	case ENG_RECV_QKEY:
 		eng_stat_inc(wire_rx_qkey);
+		eng_hwc_add(d, r.qp, qkey_drops, 1);
 		if (r.qp)
 			qkey_warn(d, &r, p);
 		return;

@@ -89,6 +89,7 @@ static const struct {
 	[PV_OP_ADM_OBJ_LIST]	= { eng_op_adm_obj_list, NEED_ADMIN },
 	[PV_OP_ADM_STATS]	= { eng_op_adm_stats, NEED_ADMIN },
 	[PV_OP_ADM_MR_REPORT]	= { eng_op_adm_mr_report, NEED_ADMIN },
+	[PV_OP_ADM_HWC]		= { eng_op_adm_hwc, NEED_ADMIN },
 	[PV_OP_CM_OPEN]		= { eng_op_cm_open, NEED_NONE },
 	[PV_OP_CM_ID_CREATE]	= { eng_op_cm_id_create, NEED_NONE },
 	[PV_OP_CM_ID_DESTROY]	= { eng_op_cm_id_destroy, NEED_NONE },

@@ -170,6 +170,8 @@ static void dev_entry(const struct eng_dev *d, struct eng_state_dev *o)
 	o->pkey = d->pkey;
 	o->flags = d->flags;
 	o->guid = d->guid;
+	memcpy(o->pod_ns, d->pod_ns, sizeof(o->pod_ns));
+	memcpy(o->pod_name, d->pod_name, sizeof(o->pod_name));
 	o->gid_count = d->gid_count < PV_GID_TABLE_MAX ? d->gid_count
 						       : PV_GID_TABLE_MAX;
 	for (uint32_t i = 0; i < o->gid_count; i++) {
@@ -334,6 +336,8 @@ static enum restored restore_one(struct eng *e, const char *path,
 	memcpy(claims.gid, d->claim, (size_t)claims.count * 16);
 	ret = eng_dev_add_kept(e, &req, &keep, &dev);
 	if (ret == 0) {
+		memcpy(dev->pod_ns, d->pod_ns, sizeof(dev->pod_ns));
+		memcpy(dev->pod_name, d->pod_name, sizeof(dev->pod_name));
 		eng_info("state %s: device %s (%u) restored on %s in %s",
 			 path, dev->name, dev->id, dev->ifname, label);
 		return RESTORED;

@@ -77,6 +77,9 @@ struct eng_state_dev {
 	/* The GIDs its attachment claims (eng_dev.claim[]). */
 	uint32_t claim_count;
 	uint8_t claim[PV_GID_CLAIM_MAX][16];
+	/* The pod (metrics labels; "podNamespace"/"podName", optional). */
+	char pod_ns[PV_POD_NS_MAX];
+	char pod_name[PV_POD_NAME_MAX];
 };
 
 struct eng_state_doc {

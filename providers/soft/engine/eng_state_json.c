@@ -243,6 +243,11 @@ static const char *entry_parse(const cJSON *o, struct eng_state_dev *d)
 		return "\"gids\" not a list of at most 16 GIDs in hex";
 	if (!get_claims(o, d))
 		return "\"claims\" not a list of at most 8 distinct, non-zero GIDs in hex";
+	if ((cJSON_HasObjectItem(o, "podNamespace") &&
+	     !get_str(o, "podNamespace", d->pod_ns, sizeof(d->pod_ns))) ||
+	    (cJSON_HasObjectItem(o, "podName") &&
+	     !get_str(o, "podName", d->pod_name, sizeof(d->pod_name))))
+		return "\"podNamespace\"/\"podName\" not a string or too long";
 	return NULL;
 }
 
@@ -395,7 +400,10 @@ static bool add_entry(cJSON *arr, const struct eng_state_dev *d)
 	       cJSON_AddNumberToObject(o, "netnsIno", (double)d->ns.ino) &&
 	       cJSON_AddNumberToObject(o, "pkey", d->pkey) &&
 	       cJSON_AddNumberToObject(o, "flags", d->flags) &&
-	       cJSON_AddStringToObject(o, "guid", guid);
+	       cJSON_AddStringToObject(o, "guid", guid) &&
+	       (!d->pod_name[0] ||
+		(cJSON_AddStringToObject(o, "podNamespace", d->pod_ns) &&
+		 cJSON_AddStringToObject(o, "podName", d->pod_name)));
 }
 
 char *eng_state_format(const struct eng_state_doc *doc)

@@ -182,7 +182,13 @@
 	X(mw_errors)			\
 	X(cm_wire_lap_refused)	\
 	X(gid_index_nomem)		\
-	X(net_rx_time_hits)
+	X(net_rx_time_hits)		\
+	X(loop_idle_ns)			\
+	X(loop_busy_ns)			\
+	X(metrics_scrapes)		\
+	X(metrics_refused)		\
+	X(metrics_bad_requests)		\
+	X(metrics_dropped_slow)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,

@@ -64,6 +64,7 @@ void eng_wire_rc_complete_head(struct eng *e, struct eng_dp_qp *dq,
 	else
 		w->cur_off = 0;
 	eng_stat_inc(dp_wqes);
+	eng_hwc_wqe_done(qp, wq->opcode, status);
 	/* The slot is retired before the CQE is visible (the ring ABI's
 	 * slot reuse order); cqe holds copies. */
 	eng_dp_ring_consume(&dq->sq);
@@ -148,6 +149,7 @@ static bool ack_upto(struct eng *e, struct eng_dp_qp *dq, uint32_t p)
 	if (a.go_back && (!w->gap_asked || w->gap_psn != w->una)) {
 		w->gap_asked = true;
 		w->gap_psn = w->una;
+		eng_hwc_qp_inc(dq->qp, implied_nak_seq_err);
 		eng_wire_rc_rewind(w, w->una);
 	}
 	return true;
@@ -185,11 +187,15 @@ static void on_nak(struct eng *e, struct eng_dp_qp *dq, uint32_t psn,
 		PV_USDT(podverbsd, rnr_nak, dq->qp->qp_num, psn, r.code, 0);
 		eng_stat_inc(wire_rc_rnr_naks_rcvd);
 		eng_stat_inc(dp_rnr_naks);
+		eng_hwc_qp_inc(dq->qp, rcvd_rnr_err);
 	} else {
 		r.kind = ENG_DP_REPLY_NAK;
 		PV_USDT(podverbsd, nak, dq->qp->qp_num, psn, r.code, 0);
-		if (r.code == ENG_DP_NAK_PSN_SEQ)
+		if (r.code == ENG_DP_NAK_PSN_SEQ) {
 			eng_stat_inc(wire_rc_seq_naks_rcvd);
+			eng_hwc_qp_inc(dq->qp, rcvd_seq_err);
+			eng_hwc_qp_inc(dq->qp, packet_seq_err);
+		}
 		/* The packets that followed an RNR NAK'd request find a
 		 * gap at its PSN: the RNR back-off resends from there
 		 * anyway, and the request was not lost, so no retry. */
@@ -207,6 +213,7 @@ static void on_nak(struct eng *e, struct eng_dp_qp *dq, uint32_t psn,
 		dq->timer_kind = c.timer_kind;
 		dq->timer_at = eng_dp_now_ns() + c.timer_ns;
 	} else if (st == ENG_COMP_ST_RESEND) {	/* PSN sequence error */
+		eng_hwc_qp_inc(dq->qp, completer_retry_err);
 		eng_wire_rc_rewind(w, psn);
 		dq->timer_kind = ENG_DP_TIMER_NONE;
 		dq->timer_at = 0;
@@ -246,6 +253,7 @@ static void on_data(struct eng *e, struct eng_dp_qp *dq,
 		      w->gap_psn == eng_psn_add(x->psn, want))) {
 			w->gap_asked = true;
 			w->gap_psn = eng_psn_add(x->psn, want);
+			eng_hwc_qp_inc(qp, implied_nak_seq_err);
 			eng_wire_rc_rewind(w, w->gap_psn);
 		}
 		eng_stat_inc(wire_rc_stale_resp);

@@ -277,7 +277,11 @@ static int send_pkt(struct eng *e, struct eng_dp_qp *dq, struct eng_wire_rc *w,
 	eng_wire_rc_dst(qp, &dst);
 	/* A packet the wire or the queue drops is lost like any other: the
 	 * transport timer brings it back (RC), the message is lost (UC). */
-	if (eng_wire_tx(e, d, &dst, &h, segs, nseg, *paylen) < 0)
+	if (eng_psn_diff(h.bth.psn, w->tx_hi) < 0)
+		eng_hwc_qp_inc(qp, resent_pkts);
+	st = eng_wire_tx(e, d, &dst, &h, segs, nseg, *paylen);
+	eng_hwc_wire_tx(d, qp, st, *paylen);
+	if (st < 0)
 		eng_stat_inc(wire_rc_tx_lost);
 	return IBV_WC_SUCCESS;
 }
@@ -423,8 +427,10 @@ void eng_wire_rc_timers(struct eng *e, struct eng_dp_qp *dq)
 		return;
 	}
 	was_retry = dq->timer_kind == ENG_DP_TIMER_RETRY;
-	if (was_retry)
+	if (was_retry) {
 		eng_stat_inc(wire_rc_timeouts);
+		eng_hwc_qp_inc(dq->qp, local_ack_timeout_err);
+	}
 	st = eng_comp_run(&c, ENG_COMP_EV_TIMER, NULL);
 	dq->retry_tries = c.retry_tries;
 	dq->timer_kind = ENG_DP_TIMER_NONE;
@@ -433,6 +439,7 @@ void eng_wire_rc_timers(struct eng *e, struct eng_dp_qp *dq)
 		/* IBA 9.7.6.1.3 resends from the oldest unacknowledged PSN;
 		 * the rest follows once it is answered (recover). */
 		w->recover = was_retry;
+		eng_hwc_qp_inc(dq->qp, completer_retry_err);
 		eng_wire_rc_rewind(w, w->una);
 		return;
 	}

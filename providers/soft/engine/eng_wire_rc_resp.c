@@ -47,9 +47,12 @@ static void tx(struct eng *e, struct eng_dev *d, struct eng_dp_qp *dq,
 	       uint32_t npay, uint32_t paylen)
 {
 	struct eng_wire_dst dst;
+	int ret;
 
 	eng_wire_rc_dst(dq->qp, &dst);
-	if (eng_wire_tx(e, d, &dst, h, pay, npay, paylen) < 0)
+	ret = eng_wire_tx(e, d, &dst, h, pay, npay, paylen);
+	eng_hwc_wire_tx(d, dq->qp, ret, paylen);
+	if (ret < 0)
 		eng_stat_inc(wire_rc_tx_lost);
 }
 
@@ -179,6 +182,7 @@ static void on_dup(struct eng *e, struct eng_dev *d, struct eng_dp_qp *dq,
 	const struct eng_resp_res_ent *r = dec->res;
 
 	eng_stat_inc(wire_rc_dup_reqs);
+	eng_hwc_qp_inc(dq->qp, duplicate_request);
 	switch (dec->act) {
 	case ENG_RC_R_DUP_READ:
 		read_queue(dq->wrc, r->first_psn, dec->k, r->npsn, r->va,
@@ -313,6 +317,7 @@ static void answer(struct eng *e, struct eng_dev *d, struct eng_dp_qp *dq,
 		if (hold_start(dq, pkt, r->code))
 			return;	/* answered once a WQE comes, or RNR then */
 		eng_stat_inc(wire_rc_rnr_naks_sent);
+		eng_hwc_qp_inc(dq->qp, send_rnr_err);
 		send_aeth(e, d, dq, eng_aeth_syn_rnr(r->code), psn);
 		return;		/* not accepted: the same PSN comes again */
 	case ENG_DP_REPLY_NAK:
@@ -424,6 +429,7 @@ static void hold_retry(struct eng *e, struct eng_dp_qp *dq)
 	eng_stat_inc(wire_rc_rnr_held_ok);
 	if (w->hold_dropped) {
 		eng_stat_inc(wire_rc_seq_naks_sent);
+		eng_hwc_qp_inc(dq->qp, send_seq_err);
 		send_aeth(e, d, dq, eng_aeth_syn_nak(ENG_NAK_PSN_SEQ),
 			  dq->rpsn.epsn);
 		dq->rpsn.nak_sent = true;
@@ -452,11 +458,16 @@ void eng_wire_rc_resp_rx(struct eng *e, struct eng_dev *d,
 	case ENG_RC_R_NAK_SEQ:
 		eng_stat_inc(wire_rc_out_of_seq);
 		eng_stat_inc(wire_rc_seq_naks_sent);
+		eng_hwc_qp_inc(dq->qp, out_of_seq_request);
+		eng_hwc_qp_inc(dq->qp, out_of_sequence);
+		eng_hwc_qp_inc(dq->qp, send_seq_err);
 		send_aeth(e, d, dq, eng_aeth_syn_nak(ENG_NAK_PSN_SEQ),
 			  dq->rpsn.epsn);
 		return;
 	case ENG_RC_R_OOS_DROP:
 		eng_stat_inc(wire_rc_out_of_seq);
+		eng_hwc_qp_inc(dq->qp, out_of_seq_request);
+		eng_hwc_qp_inc(dq->qp, out_of_sequence);
 		return;
 	case ENG_RC_R_HELD_DROP:
 		w->hold_dropped = true;

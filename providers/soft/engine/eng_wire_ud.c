@@ -72,6 +72,7 @@ int eng_wire_ud_send(struct eng *e, struct eng_dp_qp *dq,
 		}
 	}
 	ret = eng_wire_tx(e, d, &dst, &h, segs, nsegs, m->len);
+	eng_hwc_wire_tx(d, qp, ret, m->len);
 	if (ret == -EMSGSIZE)
 		return IBV_WC_LOC_LEN_ERR;
 	if (ret < 0) {

@@ -3,6 +3,7 @@
 
 ENG_CORE_SRCS := \
 	providers/soft/engine/eng_admin.c \
+	providers/soft/engine/eng_admin_hwc.c \
 	providers/soft/engine/eng_admission.c \
 	providers/soft/engine/eng_caps.c \
 	providers/soft/engine/eng_cm_conn.c \
@@ -36,6 +37,12 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_fdcheck.c \
 	providers/soft/engine/eng_gid_own.c \
 	providers/soft/engine/eng_handles.c \
+	providers/soft/engine/eng_hwc.c \
+	providers/soft/engine/eng_hwc_count.c \
+	providers/soft/engine/eng_http_req.c \
+	providers/soft/engine/eng_metrics.c \
+	providers/soft/engine/eng_metrics_body.c \
+	providers/soft/engine/eng_prom_fmt.c \
 	providers/soft/engine/eng_idtab.c \
 	providers/soft/engine/eng_limits.c \
 	providers/soft/engine/eng_log.c \
@@ -152,7 +159,11 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_wire_xport.h \
 	providers/soft/engine/eng_recv.h \
 	providers/soft/engine/eng_wire_rc.h \
-	providers/soft/engine/eng_mw.h
+	providers/soft/engine/eng_mw.h \
+	providers/soft/engine/eng_hwc.h \
+	providers/soft/engine/eng_http_req.h \
+	providers/soft/engine/eng_metrics.h \
+	providers/soft/engine/eng_prom_fmt.h
 
 $(eval $(call unit_test,test_eng_pure,tests/unit/engine/test_eng_pure.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_handles.o eng_idtab.o eng_limits.o eng_port.o eng_csprng.o eng_keytab.o eng_rguard.o eng_dp_budget.o eng_mrkey.o),))
 $(eval $(call unit_test,test_eng_dispatch,tests/unit/engine/test_eng_dispatch.c,$(ENG_DEPS),$(NETNS_LIBS)))
@@ -310,3 +321,6 @@ $(eval $(call unit_test,test_eng_wire_rc_steps,tests/unit/engine/test_eng_wire_r
 # Memory-registration tallies (pure).
 $(eval $(call unit_test,test_eng_mr_tally,tests/unit/engine/test_eng_mr_tally.c,$(OBJDIR)/providers/soft/engine/eng_mr_tally.o,))
 HEADERS_CHECK += providers/soft/engine/eng_mr_tally.h providers/soft/engine/eng_mr_report.h
+# The metrics endpoint's pure parts: exposition formatter, HTTP request
+# parser, listen address (eng_metrics.c's parser; linked with the core).
+$(eval $(call unit_test,test_eng_prom,tests/unit/engine/test_eng_prom.c,$(ENG_DEPS),$(NETNS_LIBS)))

@@ -58,12 +58,14 @@ static const struct op_desc ops[PV_OP_MAX + 1] = {
 	FIXED(SRQ_MAP, struct pv_ipc_handle),
 	RANGE(ADM_DEV_ADD, sizeof(struct pv_ipc_adm_dev_add),
 	      sizeof(struct pv_ipc_adm_dev_add) +
-	      sizeof(struct pv_ipc_adm_dev_claims)),
+	      sizeof(struct pv_ipc_adm_dev_claims) +
+	      sizeof(struct pv_ipc_adm_dev_pod)),
 	FIXED(ADM_DEV_DEL, struct pv_ipc_adm_dev_del),
 	EMPTY(ADM_DEV_LIST),
 	FIXED(ADM_OBJ_LIST, struct pv_ipc_dev_ref),
 	EMPTY(ADM_STATS),
 	FIXED(ADM_MR_REPORT, struct pv_ipc_dev_ref),
+	FIXED(ADM_HWC, struct pv_ipc_adm_hwc_req),
 	/* The CM service (pv-soft-cm-abi.h). */
 	EMPTY(CM_OPEN),
 	FIXED(CM_ID_CREATE, struct pv_ipc_cm_id_create),

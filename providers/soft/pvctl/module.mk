@@ -10,6 +10,8 @@ PVCTL_SRCS := \
 	providers/soft/pvctl/pvctl_obj.c \
 	providers/soft/pvctl/pvctl_stats.c \
 	providers/soft/pvctl/pvctl_mr.c \
+	providers/soft/pvctl/pvctl_hwc.c \
+	providers/soft/pvctl/pvctl_top.c \
 	providers/soft/pvctl/pvctl_sysfs.c
 PVCTL_CJSON_CFLAGS = $(shell $(PKG_CONFIG) --cflags libcjson 2>/dev/null)
 PVCTL_CJSON_LIBS = $(shell $(PKG_CONFIG) --libs libcjson 2>/dev/null || echo -lcjson)

@@ -91,5 +91,10 @@ int pvctl_stats(struct pvctl *c, int argc, char **argv);
 
 /* pvctl_mr.c */
 int pvctl_mr(struct pvctl *c, int argc, char **argv);
+/* pvctl_hwc.c */
+int pvctl_stat_show(struct pvctl *c, int argc, char **argv);
+
+/* pvctl_top.c */
+int pvctl_top(struct pvctl *c, int argc, char **argv);
 
 #endif

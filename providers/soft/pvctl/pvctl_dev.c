@@ -29,7 +29,8 @@ static int copy_arg(struct pvctl *c, char *dst, size_t cap, const char *src,
 
 /* Fills msg from dev add's options; returns 0 or an exit code. */
 static int dev_add_parse(struct pvctl *c, int argc, char **argv,
-			 struct pv_adm_dev_add_msg *msg, const char **ret_ns)
+			 struct pv_adm_dev_add_msg *msg,
+			 struct pv_ipc_adm_dev_pod *pod, const char **ret_ns)
 {
 	static const struct option lopts[] = {
 		{ "netns", required_argument, NULL, 'n' },
@@ -37,16 +38,28 @@ static int dev_add_parse(struct pvctl *c, int argc, char **argv,
 		{ "name", required_argument, NULL, 'N' },
 		{ "pkey", required_argument, NULL, 'k' },
 		{ "claim", required_argument, NULL, 'c' },
+		{ "pod", required_argument, NULL, 'P' },
 		{ 0 },
 	};
 	struct pv_ipc_adm_dev_add *req = &msg->req;
 	unsigned long v;
-	char *end;
+	char *end, *slash;
 	int opt;
 
 	optind = 0;	/* 0: glibc re-initializes (main used "+") */
-	while ((opt = getopt_long(argc, argv, "n:i:N:k:c:", lopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "n:i:N:k:c:P:", lopts, NULL)) != -1) {
 		switch (opt) {
+		case 'P':	/* NAMESPACE/NAME, as the CNI passes them */
+			slash = strchr(optarg, '/');
+			if (!slash || slash == optarg || !slash[1] ||
+			    (size_t)(slash - optarg) >= sizeof(pod->ns) ||
+			    strlen(slash + 1) >= sizeof(pod->name))
+				return pvctl_fail(c, PVCTL_EXIT_USAGE, "bad --pod "
+						  "'%s' (NAMESPACE/NAME)", optarg);
+			memcpy(pod->ns, optarg, (size_t)(slash - optarg));
+			strcpy(pod->name, slash + 1);
+			req->flags |= PV_ADM_DEV_ADD_POD;
+			break;
 		case 'n':
 			*ret_ns = optarg;
 			if (copy_arg(c, req->netns_path, sizeof(req->netns_path),
@@ -133,7 +146,12 @@ static void dev_node_ensure(void)
 
 int pvctl_dev_add(struct pvctl *c, int argc, char **argv)
 {
+	struct {
+		struct pv_adm_dev_add_msg m;
+		struct pv_ipc_adm_dev_pod pod;
+	} __attribute__((packed)) full;
 	struct pv_adm_dev_add_msg msg = { 0 };
+	struct pv_ipc_adm_dev_pod pod;
 	struct pv_ipc_dev_info *info;
 	const char *ns = "";
 	cJSON *doc;
@@ -142,12 +160,18 @@ int pvctl_dev_add(struct pvctl *c, int argc, char **argv)
 	bool ok;
 	int ret;
 
-	if ((ret = dev_add_parse(c, argc, argv, &msg, &ns)) != 0)
+	memset(&pod, 0, sizeof(pod));
+	if ((ret = dev_add_parse(c, argc, argv, &msg, &pod, &ns)) != 0)
 		return ret;
 	if ((ret = pvctl_connect(c)) != 0)
 		return ret;
-	ret = pvctl_call(c, PV_OP_ADM_DEV_ADD, &msg, msg.claims.count ?
-			 sizeof(msg) : sizeof(msg.req), &buf, &len);
+	/* The pod follows the claims block (pv-soft-abi.h). */
+	full.m = msg;
+	full.pod = pod;
+	ret = pvctl_call(c, PV_OP_ADM_DEV_ADD, &full,
+			 (msg.req.flags & PV_ADM_DEV_ADD_POD) ? sizeof(full) :
+			 msg.claims.count ? sizeof(msg) : sizeof(msg.req),
+			 &buf, &len);
 	if (ret < 0)
 		return dev_add_fail(c, ret, &msg.req, ns);
 	info = buf;

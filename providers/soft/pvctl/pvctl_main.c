@@ -17,11 +17,13 @@
 
 static const struct pvctl_cmd cmds[] = {
 	{ "dev", "add", pvctl_dev_add, PVCTL_SOCK_ADMIN,
-	  "--netns PATH --ifname IF [--name NAME] [--pkey P] [--claim IP]...",
+	  "--netns PATH --ifname IF [--name NAME] [--pkey P] [--claim IP]...\n"
+	  "        [--pod NAMESPACE/NAME]",
 	  "create a soft RDMA device on interface IF of the\n"
 	  "namespace PATH (\"\" or omitted: the engine's own);\n"
 	  "the GID of each --claim address is this device's\n"
-	  "even if another device holds it" },
+	  "even if another device holds it; --pod labels\n"
+	  "its metrics as the CNI's K8S_POD_* would" },
 	{ "dev", "del", pvctl_dev_del, PVCTL_SOCK_ADMIN,
 	  "NAME|ID [--netns PATH]",
 	  "delete a device; a name used in several\n"
@@ -35,6 +37,13 @@ static const struct pvctl_cmd cmds[] = {
 	{ "mr", NULL, pvctl_mr, PVCTL_SOCK_ADMIN, "[dev DEV]",
 	  "registered memory per pod and client, peaks,\n"
 	  "growth, each MR (misaligned ones flagged)" },
+	{ "stat", "show", pvctl_stat_show, PVCTL_SOCK_ADMIN,
+	  "[dev DEV] [qp N|all]",
+	  "NIC-style counters of ports and QPs, as\n"
+	  "`rdma statistic show` prints them" },
+	{ "top", NULL, pvctl_top, PVCTL_SOCK_ADMIN,
+	  "[dev DEV] [--interval MS] [--count N]",
+	  "per-QP packet, byte and resend rates, live" },
 	{ "sysfs", NULL, pvctl_sysfs, PVCTL_SOCK_ADMIN,
 	  "--netns PATH --out DIR",
 	  "write DIR/<dev>/ like /sys/class/infiniband/<dev>\n"

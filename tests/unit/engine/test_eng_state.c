@@ -235,6 +235,9 @@ static void test_eng_state__format_round_trips(void **state)
 	in.dev[0].claim[0][15] = 1;
 	in.dev[0].claim[1][0] = 0xfd;
 	in.dev[0].claim[1][15] = 2;
+	/* And the pod the CNI named (metrics labels). */
+	strcpy(in.dev[0].pod_ns, "team-a");
+	strcpy(in.dev[0].pod_name, "trainer-0 \"x\"");
 	text = eng_state_format(&in);
 	assert_non_null(text);
 	assert_int_equal(eng_state_parse(text, strlen(text), &out, on_reject,
