@@ -6,6 +6,8 @@
 #ifndef CNI_ENV_H
 #define CNI_ENV_H
 
+#include <stddef.h>
+
 #include "cni-plugin/cni_err.h"
 
 enum cni_cmd {
