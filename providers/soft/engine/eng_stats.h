@@ -175,7 +175,8 @@
 	X(mw_errors)			\
 	X(cm_wire_lap_refused)	\
 	X(gid_index_nomem)		\
-	X(net_rx_time_hits)
+	X(net_rx_time_hits)		\
+	X(quota_ring_bytes_hit)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,
