@@ -53,6 +53,7 @@ ENG_A=$PODVERBS_ENGINE ENG_B=$PODVERBS_ENGINE
 ENGINE_PID_A=$ENGINE_PID ENGINE_PID_B=
 . "$PV_ROOT/bench/lib/measure.sh"
 . "$PV_ROOT/bench/lib/ucx.sh"
+. "$PV_ROOT/bench/lib/qp_scale.sh"
 
 for c in ib_write_bw ib_send_bw ib_read_bw ib_write_lat ib_send_lat \
 	ib_read_lat iperf3 sockperf ss; do
@@ -114,6 +115,7 @@ echo
 echo "engine CPU: idle ${IDLE_CPU}% of a core (2 s); during ib_write_bw ${BW_CPU}% (incl. setup)"
 echo "(read latency is a round trip; send/write latency and sockperf's are one way)"
 echo "(ucx rows: ucx_perftest over rc_verbs, TCP column = the same test over UCX's tcp; tag_lat is half a round trip)"
+qp_scale_rows
 if [ -s "$TMP/last-failure" ]; then
 	echo
 	echo "last failed perftest run:"
