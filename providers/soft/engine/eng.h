@@ -130,6 +130,8 @@ struct eng_conn {
 	struct eng_list dp_qps;
 	struct eng_list dp_link;
 	uint32_t dp_nqps;
+	struct eng_list dp_idle;	/* its QPs with nothing to do */
+	uint32_t dp_nidle;
 };
 
 struct eng {

@@ -135,7 +135,8 @@ enum eng_dp_timer_kind {
 struct eng_dp_qp {
 	struct eng_qp *qp;
 	struct eng_list link;		/* in eng_dp_sched.qps */
-	struct eng_list rr;		/* in its conn's dp_qps */
+	struct eng_list rr;		/* in its conn's dp_qps or dp_idle */
+	bool idle;			/* in dp_idle */
 	struct eng_dp_map map;
 	struct eng_ring sq, rq;		/* rq.hdr NULL on an SRQ */
 	uint64_t timer_at;		/* CLOCK_MONOTONIC ns; 0 = none */

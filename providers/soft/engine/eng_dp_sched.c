@@ -26,6 +26,8 @@
 #include <sched.h>
 #include <stdlib.h>
 
+#include <infiniband/verbs.h>
+
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_dp_budget.h"
 #include "providers/soft/engine/eng_limits.h"
@@ -34,6 +36,10 @@
 #define ENG_DP_STARVED_NS	(300ull * 1000)
 #define ENG_DP_BACKOFF_MIN_NS	(10ull * 1000 * 1000)
 #define ENG_DP_BACKOFF_MAX_NS	(1000ull * 1000 * 1000)
+/* Idle QPs of a connection looked at per pass while the engine spins
+ * (a post to one is seen within nidle / this passes, or at once when the
+ * engine sleeps: the scan before sleeping looks at all of them). */
+#define ENG_DP_IDLE_PEEK	16
 
 /* Bounded work (issue 8, finding 5): the budgets are engine limits
  * (eng_dp_budget.h). */
@@ -95,25 +101,81 @@ static bool qp_turn(struct eng *e, struct eng_dp_qp *dq, struct eng_dev *x,
 	return did;
 }
 
-/* One connection's turn: its QPs in round robin (each moves to the tail
- * of its connection's list as it takes its turn) until its pod's share
+/* A QP with nothing to do that only a new WQE or a state change can
+ * change: same-node (no wire transport state), not in ERR (which has
+ * WQEs to flush), no WQE in progress, no timer, its SQ empty.  Such a QP leaves its connection's round robin for its idle
+ * list (issue 14: 1024 idle QPs used to be looked at in every pass). */
+static bool qp_quiet(const struct eng_dp_qp *dq)
+{
+	return !dq->wrc && !dq->busy && dq->timer_kind == ENG_DP_TIMER_NONE &&
+	       !dq->resp_timer_at && dq->qp->state != IBV_QPS_ERR &&
+	       eng_dp_ring_avail(&dq->sq) == 0;
+}
+
+static void qp_to_idle(struct eng_conn *c, struct eng_dp_qp *dq)
+{
+	eng_list_del(&dq->rr);
+	eng_list_add_tail(&c->dp_idle, &dq->rr);
+	dq->idle = true;
+	c->dp_nqps--;
+	c->dp_nidle++;
+}
+
+static void qp_to_active(struct eng_conn *c, struct eng_dp_qp *dq)
+{
+	eng_list_del(&dq->rr);
+	eng_list_add_tail(&c->dp_qps, &dq->rr);
+	dq->idle = false;
+	c->dp_nidle--;
+	c->dp_nqps++;
+}
+
+/* Looks at up to max idle QPs of c (round robin; all of them when max
+ * is UINT32_MAX) and puts back in the round robin those that have a WQE
+ * or changed state.  One load of the SQ's prod each. */
+static void idle_peek(struct eng_conn *c, uint32_t max)
+{
+	uint32_t n = c->dp_nidle < max ? c->dp_nidle : max;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct eng_dp_qp *dq = eng_container_of(c->dp_idle.next,
+							struct eng_dp_qp, rr);
+
+		if (!qp_quiet(dq)) {
+			qp_to_active(c, dq);
+			continue;
+		}
+		eng_list_del(&dq->rr);
+		eng_list_add_tail(&c->dp_idle, &dq->rr);
+	}
+}
+
+/* One connection's turn: a few of its idle QPs peeked at, then its
+ * active QPs in round robin (each moves to the tail of its connection's
+ * list as it takes its turn, or to the idle list) until its pod's share
  * or the pass is spent.  A pod that had its share costs O(1) per
  * connection, never a look at each of its QPs (issue 14: at 1024 QPs a
- * pass used to walk them all for 128 WQEs).  Requesters neither free
- * QPs nor unlink them. */
+ * pass used to walk them all for 128 WQEs).  full: every idle QP is
+ * peeked at (the scan before sleeping, which must see every ring).
+ * Requesters neither free QPs nor unlink them. */
 static bool conn_turn(struct eng *e, struct eng_dp_sched *s,
 		      struct eng_conn *c, struct eng_dp_budget *pass,
-		      bool *starved)
+		      bool full, bool *starved)
 {
 	struct eng_dev *x = c->dev;
 	bool did = false;
+	uint32_t n;
 
 	if (!x)
 		return false;	/* device deleted: nothing of it moves */
 	pass_share(s, x);
-	for (uint32_t i = 0; i < c->dp_nqps; i++) {
+	idle_peek(c, full ? UINT32_MAX : ENG_DP_IDLE_PEEK);
+	n = c->dp_nqps;
+	for (uint32_t i = 0; i < n; i++) {
 		struct eng_dp_budget b = turn_budget(pass, x);
-		struct eng_list *p = c->dp_qps.next;
+		struct eng_dp_qp *dq = eng_container_of(c->dp_qps.next,
+							struct eng_dp_qp, rr);
+		bool qd;
 
 		if (!b.bytes || !b.wqes) {
 			/* The pod (or the pass) had its share: the rest
@@ -121,10 +183,12 @@ static bool conn_turn(struct eng *e, struct eng_dp_sched *s,
 			*starved = true;
 			break;
 		}
-		eng_list_del(p);
-		eng_list_add_tail(&c->dp_qps, p);
-		did |= qp_turn(e, eng_container_of(p, struct eng_dp_qp, rr),
-			       x, pass, b);
+		eng_list_del(&dq->rr);
+		eng_list_add_tail(&c->dp_qps, &dq->rr);
+		qd = qp_turn(e, dq, x, pass, b);
+		if (!qd && qp_quiet(dq))
+			qp_to_idle(c, dq);
+		did |= qd;
 	}
 	return did;
 }
@@ -134,11 +198,14 @@ void eng_dp_sched_add(struct eng_dp_sched *s, struct eng_dp_qp *dq)
 	struct eng_conn *c = dq->qp->o.conn;
 
 	eng_list_add_tail(&s->qps, &dq->link);
-	if (!c->dp_nqps++) {
+	if (!c->dp_nqps && !c->dp_nidle) {
 		eng_list_init(&c->dp_qps);
+		eng_list_init(&c->dp_idle);
 		eng_list_add_tail(&s->conns, &c->dp_link);
 		s->nconns++;
 	}
+	c->dp_nqps++;
+	dq->idle = false;
 	eng_list_add_tail(&c->dp_qps, &dq->rr);
 }
 
@@ -148,13 +215,17 @@ void eng_dp_sched_del(struct eng_dp_sched *s, struct eng_dp_qp *dq)
 
 	eng_list_del(&dq->link);
 	eng_list_del(&dq->rr);
-	if (!--c->dp_nqps) {
+	if (dq->idle)
+		c->dp_nidle--;
+	else
+		c->dp_nqps--;
+	if (!c->dp_nqps && !c->dp_nidle) {
 		eng_list_del(&c->dp_link);
 		s->nconns--;
 	}
 }
 
-bool eng_dp_run(struct eng *e)
+static bool run_pass(struct eng *e, bool full)
 {
 	struct eng_dp_sched *s = e->dp;
 	struct eng_dp_budget pass = eng_dp_pass_budget();
@@ -178,11 +249,16 @@ bool eng_dp_run(struct eng *e)
 		eng_list_add_tail(&s->conns, p);
 		did |= conn_turn(e, s, eng_container_of(p, struct eng_conn,
 							dp_link),
-				 &pass, &starved);
+				 &pass, full, &starved);
 	}
 	if (did || starved)
 		s->last_work_ns = eng_dp_now_ns();
 	return did || starved;
+}
+
+bool eng_dp_run(struct eng *e)
+{
+	return run_pass(e, false);
 }
 
 static void set_idle(struct eng_dp_sched *s, uint32_t v)
@@ -257,7 +333,7 @@ int64_t eng_dp_wait_ns(struct eng *e)
 	}
 	set_idle(s, 1);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (eng_dp_run(e)) {
+	if (run_pass(e, true)) {
 		set_idle(s, 0);
 		return 0;
 	}
