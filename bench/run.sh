@@ -58,6 +58,7 @@ ENG_A=$PODVERBS_ENGINE ENG_B=$PODVERBS_ENGINE
 ENGINE_PID_A=$ENGINE_PID ENGINE_PID_B=
 . "$PV_ROOT/bench/lib/measure.sh"
 . "$PV_ROOT/bench/lib/ucx.sh"
+. "$PV_ROOT/bench/lib/qp_scale.sh"
 . "$PV_ROOT/bench/lib/msgrate.sh"
 . "$PV_ROOT/bench/lib/sweep.sh"
 . "$PV_ROOT/bench/lib/report.sh"
@@ -123,6 +124,7 @@ echo
 echo "engine CPU: idle ${IDLE_CPU}% of a core (2 s); during ib_write_bw ${BW_CPU}% (incl. setup)"
 echo "(read latency is a round trip; send/write latency and sockperf's are one way)"
 echo "(ucx rows: ucx_perftest over rc_verbs, TCP column = the same test over UCX's tcp; tag_lat is half a round trip)"
+qp_scale_rows | tee "$TMP/qpscale"
 if [ -s "$TMP/last-failure" ]; then
 	echo
 	echo "last failed perftest run:"
@@ -134,6 +136,7 @@ echo
 echo "message rate (8 B, perftest MsgRate, median of $REPS) and 4 MiB messages:"
 msgrate_rows >"$TMP/msgrate"
 cat "$TMP/msgrate"
+cat "$TMP/qpscale" >>"$TMP/msgrate"
 if [ "${BENCH_SWEEP:-1}" = 1 ]; then
 	echo
 	echo "size sweep for the report (one run per point): bandwidth $SWEEP_BW_SIZES; latency $SWEEP_LAT_SIZES"

@@ -133,6 +133,13 @@ struct eng_conn {
 	struct eng_quota quota;		/* its share of dev->quota */
 	struct eng_mr_tally mr_tally;	/* its MRs (eng_mr_report.h) */
 	struct eng_cm_chan *cm;		/* CM_OPEN's event channel (eng_cm.h) */
+	/* Its QPs with rings in round-robin order, and its place among the
+	 * connections that have any (eng_dp_sched.c, issue 14). */
+	struct eng_list dp_qps;
+	struct eng_list dp_link;
+	uint32_t dp_nqps;
+	struct eng_list dp_idle;	/* its QPs with nothing to do */
+	uint32_t dp_nidle;
 };
 
 struct eng {

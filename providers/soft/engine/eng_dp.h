@@ -135,6 +135,8 @@ enum eng_dp_timer_kind {
 struct eng_dp_qp {
 	struct eng_qp *qp;
 	struct eng_list link;		/* in eng_dp_sched.qps */
+	struct eng_list rr;		/* in its conn's dp_qps or dp_idle */
+	bool idle;			/* in dp_idle */
 	struct eng_dp_map map;
 	struct eng_ring sq, rq;		/* rq.hdr NULL on an SRQ */
 	uint64_t timer_at;		/* CLOCK_MONOTONIC ns; 0 = none */
@@ -172,8 +174,10 @@ struct eng_dp_mr {
 };
 
 struct eng_dp_sched {
-	struct eng_list qps;		/* struct eng_dp_qp with rings, in
-					 * round-robin order */
+	struct eng_list qps;		/* struct eng_dp_qp with rings */
+	struct eng_list conns;		/* struct eng_conn with any, in
+					 * round-robin order (dp_link) */
+	uint32_t nconns;		/* of them */
 	uint64_t pass_seq;
 	struct eng_list ctxs;		/* struct eng_dp_ctx */
 	uint64_t last_work_ns;
@@ -399,6 +403,9 @@ struct eng_qp *eng_dp_find_dest(struct eng *e, struct eng_dp_qp *dq,
 /* ---- eng_dp_sched.c ---- */
 struct eng_dp_sched *eng_dp_sched_get(struct eng *e);
 void eng_dp_sched_fini(struct eng *e);
+/* A QP's rings were mapped / are going: it joins / leaves the passes. */
+void eng_dp_sched_add(struct eng_dp_sched *s, struct eng_dp_qp *dq);
+void eng_dp_sched_del(struct eng_dp_sched *s, struct eng_dp_qp *dq);
 /* One pass over every ring; true if work was found. */
 bool eng_dp_run(struct eng *e);
 /* Before epoll_wait: ns to wait (0: poll, -1: forever). */

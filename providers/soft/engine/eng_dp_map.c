@@ -30,21 +30,31 @@ static size_t page_round(size_t n)
 	return (n + PAGE_BYTES - 1) & ~(size_t)(PAGE_BYTES - 1);
 }
 
-/* Charges c one mapping and one fd: a new ring not yet passed. */
-static int map_charge(struct eng_conn *c)
+/* Charges c one mapping, one fd and size bytes of engine memory: a new
+ * ring not yet passed.  A 4M-CQE CQ is 256 MiB of the engine's memfds
+ * (touched only as CQEs land): it fits a device's max_dev_ring_mb or is
+ * refused with -ENOMEM here, before anything is created. */
+static int map_charge(struct eng_conn *c, size_t size)
 {
-	int ret = eng_quota_take(c, ENG_QUOTA_MAPS, 1);
+	int ret = eng_quota_take(c, ENG_QUOTA_RING_BYTES, size);
 
 	if (ret < 0)
 		return ret;
-	ret = eng_quota_take(c, ENG_QUOTA_FDS, 1);
+	ret = eng_quota_take(c, ENG_QUOTA_MAPS, 1);
 	if (ret < 0)
-		eng_quota_put(c, ENG_QUOTA_MAPS, 1);
+		goto put_bytes;
+	ret = eng_quota_take(c, ENG_QUOTA_FDS, 1);
+	if (ret == 0)
+		return 0;
+	eng_quota_put(c, ENG_QUOTA_MAPS, 1);
+put_bytes:
+	eng_quota_put(c, ENG_QUOTA_RING_BYTES, size);
 	return ret;
 }
 
-static void map_uncharge(struct eng_conn *c)
+static void map_uncharge(struct eng_conn *c, size_t size)
 {
+	eng_quota_put(c, ENG_QUOTA_RING_BYTES, size);
 	eng_quota_put(c, ENG_QUOTA_MAPS, 1);
 	eng_quota_put(c, ENG_QUOTA_FDS, 1);
 }
@@ -56,14 +66,14 @@ static int map_create(struct eng_conn *c, const char *name, size_t size,
 	int fd, err;
 	void *p;
 
-	err = map_charge(c);
+	size = page_round(size);
+	err = map_charge(c, size);
 	if (err < 0)
 		return err;
-	size = page_round(size);
 	fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0) {
 		err = -errno;
-		map_uncharge(c);
+		map_uncharge(c, size);
 		return err;
 	}
 	if (ftruncate(fd, (off_t)size) < 0 ||
@@ -82,7 +92,7 @@ static int map_create(struct eng_conn *c, const char *name, size_t size,
 err_close_fd:
 	err = -errno;
 	close(fd);
-	map_uncharge(c);
+	map_uncharge(c, size);
 	return err;
 }
 
@@ -91,6 +101,7 @@ void eng_dp_map_release(struct eng_dp_map *m)
 	if (m->base) {
 		munmap(m->base, m->size);
 		eng_quota_put(m->owner, ENG_QUOTA_MAPS, 1);
+		eng_quota_put(m->owner, ENG_QUOTA_RING_BYTES, m->size);
 	}
 	if (m->pending_fd >= 0) {
 		close(m->pending_fd);
@@ -195,6 +206,7 @@ void eng_dp_ctx_free(struct eng *e, struct eng_conn *c)
 	munmap(x->page, PAGE_BYTES);
 	eng_quota_put(c, ENG_QUOTA_FDS, 1);
 	eng_quota_put(c, ENG_QUOTA_MAPS, 1);
+	eng_quota_put(c, ENG_QUOTA_RING_BYTES, PAGE_BYTES);
 	eng_list_del(&x->link);
 	free(x);
 	c->dp = NULL;
@@ -243,18 +255,26 @@ int eng_op_qp_map(struct eng_req *r)
 		return -ENOMEM;
 	if (qp->dp)
 		return -EBUSY;
+	/* The engine's state of the QP (~10 KiB: its WQE copies) counts
+	 * with its rings. */
+	ret = eng_quota_take(r->c, ENG_QUOTA_RING_BYTES, sizeof(*dq));
+	if (ret < 0)
+		return ret;
 	dq = calloc(1, sizeof(*dq));
-	if (!dq)
+	if (!dq) {
+		eng_quota_put(r->c, ENG_QUOTA_RING_BYTES, sizeof(*dq));
 		return -ENOMEM;
+	}
 	dq->map.pending_fd = -1;
 	ret = qp_rings(qp, dq, &rq_off);
 	if (ret < 0) {
+		eng_quota_put(r->c, ENG_QUOTA_RING_BYTES, sizeof(*dq));
 		free(dq);
 		return ret;
 	}
 	dq->qp = qp;
 	qp->dp = dq;
-	eng_list_add_tail(&s->qps, &dq->link);
+	eng_dp_sched_add(s, dq);
 	return map_reply(r, &dq->map, 0, rq_off);
 }
 
@@ -264,7 +284,8 @@ void eng_dp_qp_free(struct eng *e, struct eng_qp *qp)
 
 	if (!dq)
 		return;
-	eng_list_del(&dq->link);
+	eng_dp_sched_del(e->dp, dq);
+	eng_quota_put(qp->o.conn, ENG_QUOTA_RING_BYTES, sizeof(*dq));
 	eng_dp_map_release(&dq->map);
 	eng_wire_rc_free(dq);
 	free(dq);

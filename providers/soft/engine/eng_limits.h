@@ -31,15 +31,18 @@
 	X(max_clients, 1024, 1, 16384,					\
 	  "client connections per engine")				\
 	X(max_pd, 1024, 1, 65536, "PDs per client")			\
-	X(max_mr, 4096, 1, 65536, "MRs per client")			\
-	X(max_cq, 1024, 1, 65536, "CQs per client")			\
-	X(max_qp, 1024, 1, 65536, "QPs per client")			\
+	X(max_mr, 65536, 1, 1048576,					\
+	  "MRs per client (each also one of max_dev_maps)")		\
+	X(max_cq, 16384, 1, 262144, "CQs per client")			\
+	X(max_qp, 16384, 1, 262144, "QPs per client")			\
 	X(max_srq, 256, 1, 65536, "SRQs per client")			\
 	X(max_ah, 4096, 1, 65536, "AHs per client")			\
 	X(max_channel, 64, 1, 1024,					\
 	  "completion channels per client (each holds an fd)")		\
-	X(max_cqe, 65536, 1, 4194304, "CQ depth")			\
-	X(max_qp_wr, 16384, 1, 1048576, "work requests per QP queue")	\
+	X(max_cqe, 4194303, 1, 4194304,					\
+	  "CQ depth (a NIC's 4M; the ring's memory is charged to "	\
+	  "max_dev_ring_mb)")						\
+	X(max_qp_wr, 32768, 1, 1048576, "work requests per QP queue")	\
 	X(max_sge, 32, 1, ENG_SGE_MAX, "scatter/gather entries per WR") \
 	X(max_inline, 256, 0, ENG_INLINE_MAX, "inline data bytes per WR") \
 	X(max_srq_wr, 16384, 1, 1048576, "work requests per SRQ")	\
@@ -56,6 +59,9 @@
 	  "engine mappings for one device's clients (MRs, rings)")	\
 	X(max_dev_mr_mb, 16384, 1, 16777216,				\
 	  "MiB registered by one device's clients (a memlock)")	\
+	X(max_dev_ring_mb, 1024, 1, 16777216,				\
+	  "MiB of rings (QP, CQ, SRQ) and QP state the engine holds "	\
+	  "for one device's clients (at most half of half the RAM)")	\
 	X(max_msgs_per_wakeup, 64, 1, 4096,				\
 	  "requests served from one client before others get a turn") \
 	X(dp_spin_us, 30, 0, 1000000,					\

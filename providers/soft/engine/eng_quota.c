@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "providers/soft/engine/eng.h"
 #include "providers/soft/engine/eng_limits.h"
@@ -47,6 +48,15 @@ static uint64_t max_map_count(void)
 	return v ? v : MAPS_DEFAULT;
 }
 
+static uint64_t phys_bytes(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+
+	if (pages <= 0 || psz <= 0)
+		return (uint64_t)4 << 30;	/* unknown: assume 4 GiB */
+	return (uint64_t)pages * (uint64_t)psz;
+}
+
 static void totals_read(void)
 {
 	struct rlimit rl;
@@ -65,6 +75,10 @@ static void totals_read(void)
 	 * engine refuses unpopulated memfds): per-device limit only. */
 	total[ENG_QUOTA_MR_BYTES] = UINT64_MAX;
 	reserve[ENG_QUOTA_MR_BYTES] = 0;
+	/* Rings live in the engine's own memory: all devices together get
+	 * at most half the machine's (one device half of that). */
+	total[ENG_QUOTA_RING_BYTES] = phys_bytes() / 2;
+	reserve[ENG_QUOTA_RING_BYTES] = 0;
 	totals_known = true;
 	eng_dbg("quota: %llu fds (%llu reserved), %llu mappings "
 		"(%llu reserved)",
@@ -80,6 +94,7 @@ static uint64_t dev_limit(enum eng_quota_kind kind)
 	case ENG_QUOTA_FDS:		return eng_lim.max_dev_fds;
 	case ENG_QUOTA_MAPS:		return eng_lim.max_dev_maps;
 	case ENG_QUOTA_MR_BYTES:	return eng_lim.max_dev_mr_mb << 20;
+	case ENG_QUOTA_RING_BYTES:	return eng_lim.max_dev_ring_mb << 20;
 	case ENG_QUOTA_KINDS:		break;
 	}
 	return 0;
@@ -87,7 +102,8 @@ static uint64_t dev_limit(enum eng_quota_kind kind)
 
 static int refuse(const struct eng_conn *c, enum eng_quota_kind kind)
 {
-	static const char *const names[] = { "fd", "mapping", "MR byte" };
+	static const char *const names[] = { "fd", "mapping", "MR byte",
+					      "ring byte" };
 
 	eng_dbg("client %u: device %s: %s quota reached", c->id,
 		c->dev ? c->dev->name : "?", names[kind]);
@@ -97,6 +113,9 @@ static int refuse(const struct eng_conn *c, enum eng_quota_kind kind)
 		return eng_limit_hit(-EMFILE);
 	case ENG_QUOTA_MAPS:
 		eng_stat_inc(quota_maps_hit);
+		break;
+	case ENG_QUOTA_RING_BYTES:
+		eng_stat_inc(quota_ring_bytes_hit);
 		break;
 	default:
 		eng_stat_inc(quota_mr_bytes_hit);

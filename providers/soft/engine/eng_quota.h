@@ -8,12 +8,13 @@
  * be refused at its own limit while other pods carry on.
  *
  * Each device may use at most its limit (eng_limits.h: max_dev_fds,
- * max_dev_maps, max_dev_mr_mb), and never more than half of what is
+ * max_dev_maps, max_dev_mr_mb, max_dev_ring_mb), and never more than half of what is
  * shared; all devices together may use the engine's total less a
  * reserve, so that no pod ever takes the last fd or mapping (the engine
  * needs some for connections, devices and admin).  Totals
  * come from RLIMIT_NOFILE and vm.max_map_count, read on first use (after
- * the engine raised its fd limit); the reserve is a quarter of the fds
+ * the engine raised its fd limit) and, for ring bytes, half the
+ * machine's memory; the reserve is a quarter of the fds
  * (at least 256) and an eighth of the mappings (at least 1024).
  *
  * Usage is kept per connection and summed per device; when a device is
@@ -30,6 +31,11 @@ enum eng_quota_kind {
 	ENG_QUOTA_FDS,
 	ENG_QUOTA_MAPS,
 	ENG_QUOTA_MR_BYTES,
+	/* Bytes of rings (QP, CQ, SRQ, context pages) the engine creates in
+	 * its own memfds for a device's clients, and of its QP state: memory
+	 * charged to the engine, not the pod, only touched when used, but a
+	 * 4M-CQE CQ may use 256 MiB (issue 14). */
+	ENG_QUOTA_RING_BYTES,
 	ENG_QUOTA_KINDS
 };
 

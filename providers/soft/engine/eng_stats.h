@@ -188,7 +188,8 @@
 	X(metrics_scrapes)		\
 	X(metrics_refused)		\
 	X(metrics_bad_requests)		\
-	X(metrics_dropped_slow)
+	X(metrics_dropped_slow)		\
+	X(quota_ring_bytes_hit)
 
 enum eng_stat {
 #define ENG_STAT_ENUM(n) ENG_STAT_##n,
