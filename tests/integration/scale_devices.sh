@@ -47,14 +47,29 @@ t_links=$(($(now_ms) - t0))
 ENGINE_SOCK=$TMP/engine.sock
 ENGINE_ADMIN_SOCK=$TMP-admin/admin.sock
 ENGINE_LOG=$TMP/engine.log
-topo_exec_bg eng "$ENG" --socket "$ENGINE_SOCK" \
-	--admin-socket "$ENGINE_ADMIN_SOCK" --foreground >"$ENGINE_LOG" 2>&1 &
-ENGINE_PID=$!
-export ENGINE_SOCK ENGINE_ADMIN_SOCK ENGINE_LOG ENGINE_PID
-wait_until 5 ctl stats >/dev/null || {
-	tail -20 "$ENGINE_LOG" >&2
-	fail "engine did not come up"
+# PV_SCALE_STATE=1: with a state file (on tmpfs, as the node's engine
+# keeps it in /run), and a restart that must bring every device back.
+# Off by default: each change rewrites the whole file, so an add costs
+# O(devices) (~50 ms at 1000 devices on this loaded machine, 8x the add
+# without), which made this test take minutes.
+STATE=
+if [ "${PV_SCALE_STATE:-0}" = 1 ]; then
+	SHM=$(mktemp -d /dev/shm/pvt-scale.XXXXXX) || fail "mktemp in /dev/shm"
+	trap 'rm -rf "$SHM"; topo_cleanup' EXIT
+	STATE=$SHM/devices.json
+fi
+engine_up() {
+	topo_exec_bg eng "$ENG" --socket "$ENGINE_SOCK" \
+		--admin-socket "$ENGINE_ADMIN_SOCK" --state-file "$STATE" \
+		--foreground >>"$ENGINE_LOG" 2>&1 &
+	ENGINE_PID=$!
+	export ENGINE_SOCK ENGINE_ADMIN_SOCK ENGINE_LOG ENGINE_PID
+	wait_until 20 ctl stats >/dev/null || {
+		tail -20 "$ENGINE_LOG" >&2
+		fail "engine did not come up"
+	}
 }
+engine_up
 grep RLIMIT_NOFILE "$ENGINE_LOG"
 rss0=$(rss_kb) fds0=$(fds)
 ls -l "/proc/$ENGINE_PID/fd" >"$TMP/fd0.txt"
@@ -112,6 +127,24 @@ else
 	echo "device $((N + 1)): $(cat "$TMP/over.txt")"
 fi
 
+# The state file keeps them all: a restarted engine has every device
+# back.
+restart=""
+if [ -n "$STATE" ]; then
+	st_bytes=$(wc -c <"$STATE")
+	stop_engine
+	t0=$(now_ms)
+	engine_up
+	t_restore=$(($(now_ms) - t0))
+	ctl --json dev list >"$TMP/list.json" || fail "pvctl dev list"
+	n_back=$(json_count 'd["name"].startswith("sd")' <"$TMP/list.json")
+	[ "$n_back" = "$N" ] || {
+		grep -i state "$ENGINE_LOG" | tail -5
+		fail "$n_back of $N devices back after a restart"
+	}
+	restart=", restart with all restored ${t_restore} ms ($st_bytes bytes of state)"
+fi
+
 t0=$(now_ms)
 ids=$(/usr/bin/python3 -c '
 import json, sys
@@ -135,7 +168,7 @@ rss2=$(rss_kb) fds2=$(fds)
 
 echo "scale_devices: $N devices: interfaces ${t_links} ms, add ${t_add} ms" \
 	"($((t_add * 1000 / N)) us each), pvctl list ${t_list} ms," \
-	"ibv_devices ${t_ibv} ms, remove ${t_del} ms"
+	"ibv_devices ${t_ibv} ms$restart, remove ${t_del} ms"
 echo "scale_devices: engine VmRSS ${rss0} -> ${rss1} KiB with $N devices" \
 	"($(((rss1 - rss0) * 1024 / N)) bytes per device), ${rss2} KiB after" \
 	"removal; fds ${fds0} -> ${fds1} ($(((fds1 - fds0) * 100 / N))/100" \
