@@ -201,7 +201,7 @@ static void test_eng_devpages__hostile_requests(void **state)
 	struct pv_ipc_dev_list *l = payload_of(f);
 	struct pv_ipc_list_req req = { .cursor = UINT32_MAX };
 	uint64_t bad = eng_stats[ENG_STAT_msgs_malformed];
-	char junk[sizeof(req)] = { 0 };
+	char junk[2 * sizeof(req)] = { 0 };
 
 	/* Past the end: an empty last page. */
 	assert_int_equal(call(f, PV_OP_DEV_LIST, &req, sizeof(req)), 0);
