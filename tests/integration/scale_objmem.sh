@@ -1,16 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The engine's memory per QP and per MR (issue 14): one pod holds
-# PV_OBJMEM_QPS RC QPs (default 1000, under max_qp) then PV_OBJMEM_MRS MRs
-# of PV_OBJMEM_MR_KB KiB (default 1000 of 16), via pv-objmem (our
+# PV_OBJMEM_QPS RC QPs (default 256) then PV_OBJMEM_MRS MRs of
+# PV_OBJMEM_MR_KB KiB (default 256 of 16), via pv-objmem (our
 # libibverbs), and the engine's /proc status is read between the stages:
 # VmRSS, and its parts RssAnon (the engine's own heap: its objects) and
 # RssShmem (the pods' rings and MR pages it maps).  Checks only that every
 # object was made and freed and the engine's own memory came back to
 # within a bound; the figures are printed for the report.
 . "$PV_ROOT/tests/lib/pods.sh"
-Q=${PV_OBJMEM_QPS:-1000}
-M=${PV_OBJMEM_MRS:-1000}
+Q=${PV_OBJMEM_QPS:-256}
+M=${PV_OBJMEM_MRS:-256}
 KB=${PV_OBJMEM_MR_KB:-16}
 PROG=$PV_BUILD/tests/bin/pv-objmem
 [ -x "$PROG" ] || skip "pv-objmem not built"
@@ -33,7 +33,7 @@ in_pod_bg() { topo_exec_bg "$1" env PODVERBS_ENGINE="$ENGINE_SOCK" \
 	LD_LIBRARY_PATH="$PV_LIB" "$PROG" "$POD_DEV" "$Q" "$M" "$KB"; }
 # at STAGE: wait for pv-objmem to reach it (it stops there).
 at() {
-	wait_until 60 grep -q "^stage $1" "$TMP/out" || {
+	wait_until 120 grep -q "^stage $1" "$TMP/out" || {
 		cat "$TMP/out"
 		fail "pv-objmem did not reach stage $1"
 	}
@@ -78,8 +78,13 @@ first=$2
 run_once
 set -- $after
 echo "scale_objmem: RssAnon after a second round $2 KiB (first $first KiB)"
-[ "$2" -le $((first + (Q + M) / 1)) ] ||
-	fail "RssAnon $first -> $2 KiB: the second round grew the heap"
+# ASan keeps freed memory in quarantine: no reuse to see there.
+if grep -q -- -fsanitize= "$PV_BUILD/flags.txt" 2>/dev/null; then
+	echo "scale_objmem: sanitizer build, heap reuse not checked"
+else
+	[ "$2" -le $((first + Q + M)) ] ||
+		fail "RssAnon $first -> $2 KiB: the second round grew the heap"
+fi
 set -- $after
 [ "$3" -le 64 ] || fail "RssShmem $3 KiB still mapped after all objects"
 echo "PASS"
