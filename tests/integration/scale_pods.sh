@@ -76,14 +76,15 @@ t0=$(now_ms)
 k=0
 while [ "$k" -lt "$PAIRS" ]; do
 	# shellcheck disable=SC2086
-	in_pod "b$k" timeout 60 ibv_rc_pingpong -d rdma0 -g 0 -n "$ITERS" \
+	# The bound covers waiting for every other server to listen too.
+	in_pod "b$k" timeout 300 ibv_rc_pingpong -d rdma0 -g 0 -n "$ITERS" \
 		$PP_ARGS >"$TMP/pp$k.srv" 2>&1 &
 	echo "$!" >"$TMP/pp$k.spid"
 	k=$((k + 1))
 done
 k=0
 while [ "$k" -lt "$PAIRS" ]; do
-	wait_until 20 tcp_listening "b$k" 18515 ||
+	wait_until 60 tcp_listening "b$k" 18515 ||
 		fail "server of pair $k did not listen: $(cat "$TMP/pp$k.srv")"
 	k=$((k + 1))
 done
@@ -92,7 +93,7 @@ rss2=$(rss_kb)
 k=0
 while [ "$k" -lt "$PAIRS" ]; do
 	# shellcheck disable=SC2086
-	in_pod "a$k" timeout 60 ibv_rc_pingpong -d rdma0 -g 0 -n "$ITERS" \
+	in_pod "a$k" timeout 120 ibv_rc_pingpong -d rdma0 -g 0 -n "$ITERS" \
 		$PP_ARGS "$(ip_of 2 "$k")" >"$TMP/pp$k.cli" 2>&1 &
 	echo "$!" >"$TMP/pp$k.cpid"
 	k=$((k + 1))
