@@ -22,6 +22,7 @@ include librdmacm/module.mk
 include cni-plugin/module.mk
 include device-plugin/module.mk
 include tests/integration/datapath/module.mk
+include tests/integration/scale/module.mk
 include tests/module.mk
 include tests/tools/pv-impair/module.mk
 include tests/fuzz/module.mk

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cni-plugin/cni_engine.h"
+#include "providers/soft/proto/pv_dev_pages.h"
 #include "providers/soft/proto/pv_gid_claim.h"
 #include "common/pv_ipc.h"
 #include "providers/soft/pv-soft-abi.h"
@@ -131,25 +132,33 @@ int cni_engine_dev_list(struct cni_engine *eng,
 			struct pv_ipc_adm_dev_list **ret_list,
 			struct cni_err *err)
 {
-	struct pv_ipc_adm_dev_list *list = malloc(PV_IPC_MAX_PAYLOAD);
+	void *buf = malloc(PV_IPC_MAX_PAYLOAD);
+	struct pv_ipc_list_req req;
+	struct pv_adm_pages pg;
 	uint32_t got = 0;
-	int ret;
+	int ret = buf ? 1 : -ENOMEM;
 
-	if (!list)
-		return cni_fail(err, CNI_ERR_IO, "out of memory");
-	ret = pv_ipc_call(eng->sock, &eng->seq, PV_OP_ADM_DEV_LIST, NULL, 0,
-			  list, PV_IPC_MAX_PAYLOAD, &got, NULL, NULL);
-	if (ret == 0 && (got < sizeof(*list) ||
-			 list->count > (got - sizeof(*list)) /
-				       sizeof(list->dev[0])))
-		ret = -EPROTO;
+	/* Every page: a node's pods are more than one reply holds.  The
+	 * first goes without a request, as an engine before paging
+	 * wants it. */
+	pv_adm_pages_init(&pg);
+	while (ret == 1) {
+		pv_adm_pages_req(&pg, &req);
+		ret = pv_ipc_call(eng->sock, &eng->seq, PV_OP_ADM_DEV_LIST,
+				  pg.pages ? &req : NULL,
+				  pg.pages ? sizeof(req) : 0, buf,
+				  PV_IPC_MAX_PAYLOAD, &got, NULL, NULL);
+		if (ret == 0)
+			ret = pv_adm_pages_take(&pg, buf, got);
+	}
+	free(buf);
 	if (ret < 0) {
-		free(list);
+		pv_adm_pages_fini(&pg);
 		return cni_fail(err, CNI_ERR_ENGINE,
 				"engine: listing devices failed: %s",
 				strerror(-ret));
 	}
-	*ret_list = list;
+	*ret_list = pv_adm_pages_done(&pg);
 	return 0;
 }
 

@@ -17,7 +17,8 @@
  * counter); neither closes the connection.
  *
  * Connection model:
- *  - ibv_get_device_list: connect, HELLO, DEV_LIST, close.
+ *  - ibv_get_device_list: connect, HELLO, DEV_LIST (paged: again from
+ *    the next id while the reply says PV_LIST_MORE), close.
  *  - ibv_open_device: connect, HELLO, CTX_OPEN; the reply passes one fd,
  *    the context's async event socket (becomes ibv_context.async_fd).  The
  *    engine pushes struct pv_ipc_event datagrams on it.
@@ -142,10 +143,29 @@ _Static_assert(sizeof(struct pv_ipc_dev_info) == 112, "pv_ipc_dev_info size");
 
 struct pv_ipc_dev_list {
 	uint32_t count;
-	uint32_t reserved;
-	struct pv_ipc_dev_info dev[];	/* count entries */
+	uint32_t flags;		/* PV_LIST_MORE (0 from engines before
+				 * paging: the list was whole) */
+	struct pv_ipc_dev_info dev[];	/* count entries, by rising dev_id */
 };
 _Static_assert(sizeof(struct pv_ipc_dev_list) == 8, "pv_ipc_dev_list size");
+
+/*
+ * DEV_LIST and ADM_DEV_LIST request, optional: an empty one asks for the
+ * first page, which is all an engine before paging answers (and all that
+ * exists while the devices fit one reply).  A page lists the devices with
+ * dev_id >= cursor in rising id order, at most `max` of them (0, or more
+ * than fit: as many as fit one reply).  The next page starts at the last
+ * listed dev_id + 1, so a device added or removed between pages moves no
+ * other one; one added behind the cursor shows up next time.
+ */
+struct pv_ipc_list_req {
+	uint32_t cursor;	/* first dev_id wanted; 0 = from the start */
+	uint32_t max;		/* entries wanted at most; 0 = as many as fit */
+	uint32_t reserved[2];
+};
+_Static_assert(sizeof(struct pv_ipc_list_req) == 16, "pv_ipc_list_req size");
+/* pv_ipc_dev_list.flags: devices past the last one listed exist. */
+#define PV_LIST_MORE		0x1u
 
 /* DEV_QUERY, PORT_QUERY, GID_QUERY, PKEY_QUERY, CTX_OPEN request. */
 struct pv_ipc_dev_ref {
@@ -560,10 +580,14 @@ struct pv_ipc_adm_dev {
 _Static_assert(sizeof(struct pv_ipc_adm_dev) == 112 + 16 + 256 + 8 + 24 * 16,
 	       "pv_ipc_adm_dev size");
 
+/* The reply pages like DEV_LIST's (request: an optional
+ * pv_ipc_list_req); `total` counts the devices from the cursor on, so
+ * total > count is its "more" flag (from the start: all the engine's
+ * devices, as before paging). */
 struct pv_ipc_adm_dev_list {
 	uint32_t count;
-	uint32_t total;		/* devices in the engine (>= count) */
-	struct pv_ipc_adm_dev dev[];
+	uint32_t total;		/* devices with dev_id >= cursor (>= count) */
+	struct pv_ipc_adm_dev dev[];	/* by rising dev_id */
 };
 
 /* ADM_OBJ_LIST request: pv_ipc_dev_ref (dev_id 0 = all devices).

@@ -75,11 +75,11 @@ stop_engine
 /usr/bin/python3 - "$STATE_FILE" "$TMP/good.json" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[2]))
-d["padding"] = "x" * 300000
+d["padding"] = "x" * 9000000  # past ENG_STATE_FILE_MAX (8 MiB)
 open(sys.argv[1], "w").write(json.dumps(d))
 EOF
 start_engine --state-file "$STATE_FILE"
-expect_whole_reject "a 300 KB file"
+expect_whole_reject "a 9 MB file"
 
 # 2. Files the engine must not read at all.
 stop_engine
@@ -131,6 +131,9 @@ devs.append(e(pkey=0x8000))
 devs.append(e(ifname="eth0/../x"))
 devs.append(dict(ok, name="dup", ifname="eth8"))  # its id again
 devs += [e(netnsIno=1000 + i, ifname="e%d" % i) for i in range(100)]
+# A flood of refused entries (the file's entry cap, ENG_STATE_DEVS_MAX, is
+# now past what a test writes; the unit test covers it).
+devs += [e(pkey=0x8000, ifname="r%d" % i) for i in range(20)]
 devs.append("not an object")
 d["devices"] = devs
 open(out, "w").write(json.dumps(d))
@@ -146,11 +149,11 @@ DROP=$(stat_of state_entries_dropped)
 echo "ok: hostile entries: 1 restored, $DROP dropped, $REJ rejected in $(( $(date +%s) - START )) s"
 # The FIFO, b's path and the flood's made-up identities: dropped (not the
 # namespace the entry claims); the plain file (not a namespace), "..",
-# P_Key, ifname, the duplicate id, "not an object" and what exceeds the
-# engine's device count: rejected.
+# P_Key, ifname, the duplicate id, "not an object" and the flood of bad
+# P_Keys: rejected.
 [ "$DROP" -ge 2 ] || fail "expected >= 2 dropped, got $DROP"
 [ "$REJ" -ge 5 ] || fail "expected >= 5 rejected, got $REJ"
-[ $((DROP + REJ + 1)) = 109 ] || fail "dropped $DROP + rejected $REJ + 1 != 109 entries"
+[ $((DROP + REJ + 1)) = 129 ] || fail "dropped $DROP + rejected $REJ + 1 != 129 entries"
 grep -q "$TMP/fifo.*dropped: the path is another namespace now" "$ENGINE_LOG" ||
 	fail "no log line for the FIFO entry"
 grep -q "$(topo_path b).*dropped: the path is another namespace now" "$ENGINE_LOG" ||

@@ -3,8 +3,9 @@
  * Administrative requests (root in the engine's namespace only; checked
  * by the dispatcher): adding and deleting devices, listings, counters.
  *
- * Listings fill one reply.  ADM_DEV_LIST always fits (max_devices is
- * bounded by ENG_DEVICES_HARD_MAX).  ADM_OBJ_LIST pages: the request's
+ * Listings page.  DEV_LIST and ADM_DEV_LIST (pv_ipc_list_req) start at
+ * a device id and stop where the reply is full: 1024 devices take
+ * ~770 KiB as ADM entries, far past one message.  ADM_OBJ_LIST's request
  * dev_ref.index is the first entry wanted and the reply's `total` counts
  * all matching entries.
  */
@@ -95,21 +96,44 @@ int eng_op_adm_dev_del(struct eng_req *r)
 	return 0;
 }
 
+int eng_list_page(const struct eng_req *r, uint32_t fit,
+		  struct eng_list_page *pg)
+{
+	struct pv_ipc_list_req req = { 0 };
+
+	/* The request is optional (empty: the first page, as before
+	 * paging), and anything else is exactly one pv_ipc_list_req. */
+	if (r->in_len != 0 && r->in_len != sizeof(req)) {
+		eng_stat_inc(msgs_malformed);
+		return -EINVAL;
+	}
+	if (r->in_len)
+		memcpy(&req, r->in, sizeof(req));
+	/* Any cursor is valid (past the end: an empty last page), any
+	 * count is cut to what fits. */
+	pg->first = req.cursor > r->e->devs.min ? req.cursor : r->e->devs.min;
+	pg->max = req.max && req.max < fit ? req.max : fit;
+	return 0;
+}
+
 int eng_op_adm_dev_list(struct eng_req *r)
 {
 	struct pv_ipc_adm_dev_list *out = r->out;
-	uint32_t max = (PV_IPC_MAX_PAYLOAD - sizeof(*out)) /
-		       sizeof(out->dev[0]);
+	struct eng_list_page pg;
+	int ret = eng_list_page(r, (PV_IPC_MAX_PAYLOAD - sizeof(*out)) /
+				   sizeof(out->dev[0]), &pg);
 
+	if (ret < 0)
+		return ret;
 	memset(out, 0, sizeof(*out));
-	for (uint32_t i = r->e->devs.min; i < r->e->devs.cap; i++) {
+	for (uint32_t i = pg.first; i < r->e->devs.cap; i++) {
 		struct eng_dev *d = r->e->devs.slot[i];
 		struct pv_ipc_adm_dev *a;
 
 		if (!d)
 			continue;
 		out->total++;
-		if (out->count >= max)
+		if (out->count >= pg.max)
 			continue;
 		a = &out->dev[out->count++];
 		memset(a, 0, sizeof(*a));

@@ -73,15 +73,22 @@ int eng_op_hello(struct eng_req *r)
 int eng_op_dev_list(struct eng_req *r)
 {
 	struct pv_ipc_dev_list *out = r->out;
-	uint32_t max = (PV_IPC_MAX_PAYLOAD - sizeof(*out)) /
-		       sizeof(out->dev[0]);
+	struct eng_list_page pg;
+	int ret = eng_list_page(r, (PV_IPC_MAX_PAYLOAD - sizeof(*out)) /
+				   sizeof(out->dev[0]), &pg);
 
+	if (ret < 0)
+		return ret;
 	memset(out, 0, sizeof(*out));
-	for (uint32_t i = r->e->devs.min; i < r->e->devs.cap; i++) {
+	for (uint32_t i = pg.first; i < r->e->devs.cap; i++) {
 		struct eng_dev *d = r->e->devs.slot[i];
 
-		if (!eng_dev_visible(d, r->c) || out->count >= max)
+		if (!eng_dev_visible(d, r->c))
 			continue;
+		if (out->count >= pg.max) {
+			out->flags |= PV_LIST_MORE;
+			break;
+		}
 		eng_dev_info(d, &out->dev[out->count++]);
 	}
 	r->out_len = sizeof(*out) + out->count * sizeof(out->dev[0]);

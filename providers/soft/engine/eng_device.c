@@ -51,9 +51,46 @@ static struct eng_dev *find_in_ns(struct eng *e, const struct netns_id *ns,
 	return NULL;
 }
 
+/* N of a name "pv<N>" as pick_name writes it (no sign, no leading
+ * zero), or -1. */
+static int64_t pv_number(const char *name)
+{
+	uint64_t n = 0;
+	const char *p = name + 2;
+
+	if (strncmp(name, "pv", 2) != 0 || !*p || (p[0] == '0' && p[1]))
+		return -1;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9' || n > UINT32_MAX)
+			return -1;
+		n = n * 10 + (uint64_t)(*p - '0');
+	}
+	return n <= UINT32_MAX ? (int64_t)n : -1;
+}
+
+/* "pv<N>" for the least N no device of ns has: one walk over the
+ * devices marking the taken N (a node's devices in one namespace made
+ * this a walk per candidate, cubic in the count).  N <= the device count
+ * always finds one free. */
 static void pick_name(struct eng *e, const struct netns_id *ns, char *out)
 {
-	for (unsigned n = 0;; n++) {
+	uint32_t nbits = e->devs.used + 1, n = 0;
+	uint64_t *taken = calloc((nbits + 63) / 64, sizeof(*taken));
+
+	for (uint32_t i = e->devs.min; taken && i < e->devs.cap; i++) {
+		const struct eng_dev *d = e->devs.slot[i];
+		int64_t k;
+
+		if (!d || !netns_id_equal(&d->ns, ns))
+			continue;
+		k = pv_number(d->name);
+		if (k >= 0 && k < nbits)
+			taken[k / 64] |= 1ull << (k % 64);
+	}
+	while (taken && n < nbits && (taken[n / 64] >> (n % 64)) & 1)
+		n++;
+	free(taken);
+	for (;; n++) {		/* without memory: the slow way */
 		snprintf(out, PV_NAME_MAX, "pv%u", n);
 		if (!find_in_ns(e, ns, out, NULL))
 			return;
@@ -246,7 +283,10 @@ static void gids_index(struct eng *e, const struct eng_dev *d)
  * own.  If d let a GID go, devices that wanted it get another look. */
 static void gids_rebuild(struct eng *e, struct eng_dev *d, bool may_reclaim)
 {
-	struct eng_gid_holder h[2 * ENG_DEVICES_HARD_MAX];
+	/* 256 KiB at ENG_DEVICES_HARD_MAX: not on the stack.  One array
+	 * serves the recursion below (evict, reclaim) because it is read
+	 * only by eng_gid_claim_with, before any nested rebuild. */
+	static struct eng_gid_holder h[2 * ENG_DEVICES_HARD_MAX];
 	struct eng_gid_claim cl;
 	uint32_t nh = gid_holders(e, d, h);
 	bool released;

@@ -15,10 +15,11 @@
 
 #include "providers/soft/pv-soft-abi.h"
 
-/* An ADM_DEV_LIST reply must fit one IPC message. */
-#define ENG_DEVICES_HARD_MAX \
-	((PV_IPC_MAX_PAYLOAD - sizeof(struct pv_ipc_adm_dev_list)) / \
-	 sizeof(struct pv_ipc_adm_dev))
+/* The listings page (pv_ipc_list_req), so no message bounds the device
+ * count.  This one bounds what walks every device (GID ownership, the
+ * state file) and sizes their scratch arrays; a device costs the engine
+ * a few fds (its namespace, its netlink watch, its UDP sockets). */
+#define ENG_DEVICES_HARD_MAX	4096u
 
 /* The upper bounds of max_sge and max_inline: the engine's copy of a WQE
  * (eng_dp.h) and its segment arrays are sized by them. */
@@ -26,9 +27,10 @@
 #define ENG_INLINE_MAX		4096
 
 #define ENG_LIMITS(X)							\
-	X(max_devices, 64, 1, ENG_DEVICES_HARD_MAX,			\
-	  "soft devices per engine")					\
-	X(max_clients, 1024, 1, 16384,					\
+	X(max_devices, 1024, 1, ENG_DEVICES_HARD_MAX,			\
+	  "soft devices per engine (a node's pods: Kubernetes runs up "	\
+	  "to 110 by default, often 250)")				\
+	X(max_clients, 4096, 1, 16384,					\
 	  "client connections per engine")				\
 	X(max_pd, 1024, 1, 65536, "PDs per client")			\
 	X(max_mr, 65536, 1, 1048576,					\

@@ -237,16 +237,36 @@ static int setup_signals(struct eng *e)
 	return eng_poll_add(e, &e->sig);
 }
 
-/* Every client holds up to 2 + max_channel fds in the engine: use all
- * the descriptors the hard limit allows. */
+/* Every client holds up to 2 + max_channel fds in the engine, every
+ * device a few (its namespace, its netlink watch, its UDP sockets): use
+ * all the descriptors the hard limit allows, and say so when that is
+ * short of the device and client limits (an add or a connection past it
+ * fails with EMFILE; the engine keeps serving the others). */
+#define FDS_PER_DEV	4u
+#define FDS_PER_CLIENT	3u
+#define FDS_BASE	256u
+
 static void raise_nofile(void)
 {
+	uint64_t want = FDS_BASE + FDS_PER_DEV * eng_lim.max_devices +
+			FDS_PER_CLIENT * eng_lim.max_clients;
 	struct rlimit rl;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return;
+	if (rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
 	}
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want)
+		eng_warn("RLIMIT_NOFILE is %llu, short of the ~%llu fds "
+			 "max_devices %llu and max_clients %llu may take "
+			 "(raise the hard limit, e.g. LimitNOFILE=)",
+			 (unsigned long long)rl.rlim_cur,
+			 (unsigned long long)want,
+			 (unsigned long long)eng_lim.max_devices,
+			 (unsigned long long)eng_lim.max_clients);
 }
 
 /*

@@ -132,6 +132,15 @@ static inline int eng_limit_hit(int err)
 /* Handlers: eng_ctx.c */
 int eng_op_hello(struct eng_req *r);
 int eng_op_dev_list(struct eng_req *r);
+/* The page a DEV_LIST / ADM_DEV_LIST request asks for (pv_ipc_list_req,
+ * or none): the first slot to look at and how many entries to list, at
+ * most `fit`.  -EINVAL (counted) for a payload of another size. */
+struct eng_list_page {
+	uint32_t first;
+	uint32_t max;
+};
+int eng_list_page(const struct eng_req *r, uint32_t fit,
+		  struct eng_list_page *pg);
 int eng_op_dev_query(struct eng_req *r);
 int eng_op_port_query(struct eng_req *r);
 int eng_op_gid_query(struct eng_req *r);

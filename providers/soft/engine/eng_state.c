@@ -369,21 +369,25 @@ static void set_aside(const struct eng_state *st)
 static void restore_doc(struct eng *e, const struct eng_state_doc *doc,
 			unsigned n[3])
 {
-	struct eng_gid_holder held[ENG_STATE_DEVS_MAX];
+	/* 128 KiB at ENG_STATE_DEVS_MAX: off the stack.  Without it the
+	 * devices come back in file order, first come first owns. */
+	struct eng_gid_holder *held = calloc(doc->count ? doc->count : 1,
+					     sizeof(*held));
 
 	/* Every GID stays its old owner's until all devices are back; then
 	 * those that were left without one get another look. */
-	for (uint32_t i = 0; i < doc->count; i++)
+	for (uint32_t i = 0; held && i < doc->count; i++)
 		held[i] = (struct eng_gid_holder){ .dev_id = doc->dev[i].id,
 			.count = doc->dev[i].gid_count, .gid = doc->dev[i].gid,
 			.nclaims = doc->dev[i].claim_count,
 			.claims = (const uint8_t (*)[16])doc->dev[i].claim };
 	e->gid_reserved = held;
-	e->ngid_reserved = doc->count;
+	e->ngid_reserved = held ? doc->count : 0;
 	for (uint32_t i = 0; i < doc->count; i++)
 		n[restore_one(e, e->state->path, &doc->dev[i])]++;
 	e->gid_reserved = NULL;
 	e->ngid_reserved = 0;
+	free(held);
 	eng_dev_gids_recheck(e);
 	/* Ids handed out before the restart stay unused a while longer. */
 	if (doc->next_id > e->devs.next && doc->next_id <= e->devs.max)

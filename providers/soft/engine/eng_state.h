@@ -50,8 +50,9 @@
 struct eng;
 
 #define ENG_STATE_VERSION	1
-/* Far above what ENG_DEVICES_HARD_MAX entries take (~300 bytes each). */
-#define ENG_STATE_FILE_MAX	(256 * 1024)
+/* Above what ENG_DEVICES_HARD_MAX entries take (~300 bytes each, up to
+ * ~1.5 KiB with a full GID table and claims). */
+#define ENG_STATE_FILE_MAX	(8 * 1024 * 1024)
 #define ENG_STATE_DEVS_MAX	ENG_DEVICES_HARD_MAX
 /* The node's engine (on PV_IPC_DEFAULT_SOCKET) keeps its state here by
  * default: /run is cleared by a reboot, when every namespace is gone

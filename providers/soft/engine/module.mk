@@ -228,6 +228,7 @@ ALL_TARGETS += $(ENG_MEM_QUOTA)
 
 # Per-device shares (the pure check; eng_quota.o needs the engine core).
 $(eval $(call unit_test,test_eng_quota,tests/unit/engine/test_eng_quota.c,$(ENG_DEPS),$(NETNS_LIBS)))
+$(eval $(call unit_test,test_eng_devpages,tests/unit/engine/test_eng_devpages.c,$(ENG_DEPS),$(NETNS_LIBS)))
 
 # A hostile pod speaking the IPC directly (tests/integration/sec_*.sh).
 SEC_ATTACK := $(TESTDIR_B)/bin/sec-attack

@@ -18,7 +18,7 @@ struct op_desc {
 
 static const struct op_desc ops[PV_OP_MAX + 1] = {
 	FIXED(HELLO, struct pv_ipc_hello),
-	EMPTY(DEV_LIST),
+	RANGE(DEV_LIST, 0, sizeof(struct pv_ipc_list_req)),
 	FIXED(DEV_QUERY, struct pv_ipc_dev_ref),
 	FIXED(PORT_QUERY, struct pv_ipc_dev_ref),
 	FIXED(GID_QUERY, struct pv_ipc_dev_ref),
@@ -61,7 +61,7 @@ static const struct op_desc ops[PV_OP_MAX + 1] = {
 	      sizeof(struct pv_ipc_adm_dev_claims) +
 	      sizeof(struct pv_ipc_adm_dev_pod)),
 	FIXED(ADM_DEV_DEL, struct pv_ipc_adm_dev_del),
-	EMPTY(ADM_DEV_LIST),
+	RANGE(ADM_DEV_LIST, 0, sizeof(struct pv_ipc_list_req)),
 	FIXED(ADM_OBJ_LIST, struct pv_ipc_dev_ref),
 	EMPTY(ADM_STATS),
 	FIXED(ADM_MR_REPORT, struct pv_ipc_dev_ref),

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "common/pv_devnode.h"
+#include "providers/soft/proto/pv_dev_pages.h"
 #include "providers/soft/proto/pv_gid_claim.h"
 #include "providers/soft/pvctl/pvctl.h"
 
@@ -197,23 +198,34 @@ int pvctl_dev_add(struct pvctl *c, int argc, char **argv)
 	return pvctl_json_print(c, doc, ok);
 }
 
-/* Fetches the admin device list (malloc'd, caller frees). */
+/* Fetches the admin device list, every page of it (malloc'd, caller
+ * frees). */
 int pvctl_dev_list_get(struct pvctl *c, struct pv_ipc_adm_dev_list **ret)
 {
-	struct pv_ipc_adm_dev_list *l;
-	uint32_t len;
-	void *buf;
-	int err = pvctl_call(c, PV_OP_ADM_DEV_LIST, NULL, 0, &buf, &len);
+	struct pv_adm_pages pg;
+	struct pv_ipc_list_req req;
+	int err;
 
-	if (err < 0)
-		return err;
-	l = buf;
-	if (len < sizeof(*l) ||
-	    (len - sizeof(*l)) / sizeof(l->dev[0]) < l->count) {
+	pv_adm_pages_init(&pg);
+	do {
+		uint32_t len;
+		void *buf;
+
+		pv_adm_pages_req(&pg, &req);
+		/* The first page without a request: all an engine before
+		 * paging answers. */
+		err = pvctl_call(c, PV_OP_ADM_DEV_LIST, pg.pages ? &req : NULL,
+				 pg.pages ? sizeof(req) : 0, &buf, &len);
+		if (err < 0)
+			break;
+		err = pv_adm_pages_take(&pg, buf, len);
 		free(buf);
-		return -EPROTO;
+	} while (err == 1);
+	if (err < 0) {
+		pv_adm_pages_fini(&pg);
+		return err;
 	}
-	*ret = l;
+	*ret = pv_adm_pages_done(&pg);
 	return 0;
 }
 

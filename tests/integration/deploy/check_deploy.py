@@ -233,7 +233,7 @@ def check_cross(cm, spec, nad, pods):
               "interface" % what)
     limits = [d for d in eng["command"] + eng.get("args", [])
               if d.startswith("max_devices=")]
-    max_dev = int(limits[0].split("=")[1]) if limits else 64
+    max_dev = int(limits[0].split("=")[1]) if limits else 1024
     check(dp_cfg["soft"]["count"] <= max_dev,
           "soft.count %d > engine max_devices %d"
           % (dp_cfg["soft"]["count"], max_dev))

@@ -22,8 +22,12 @@ static void test_pv_ipc_ops__size_table(void **state)
 	assert_int_equal(pv_ipc_req_size(PV_OP_QP_MODIFY, &lo, &hi), 0);
 	assert_int_equal(lo, sizeof(struct pv_ipc_qp_modify));
 	assert_int_equal(hi, lo);
+	/* The listings take an optional page request. */
 	assert_int_equal(pv_ipc_req_size(PV_OP_DEV_LIST, &lo, &hi), 0);
-	assert_int_equal(hi, 0);
+	assert_int_equal(lo, 0);
+	assert_int_equal(hi, sizeof(struct pv_ipc_list_req));
+	assert_int_equal(pv_ipc_req_size(PV_OP_ADM_DEV_LIST, &lo, &hi), 0);
+	assert_int_equal(hi, sizeof(struct pv_ipc_list_req));
 	assert_int_equal(pv_ipc_req_size(120, &lo, &hi), -EOPNOTSUPP);
 	assert_int_equal(pv_ipc_req_size(0xffff, &lo, &hi), -EOPNOTSUPP);
 	assert_string_equal(pv_ipc_op_name(PV_OP_ADM_DEV_ADD), "ADM_DEV_ADD");
