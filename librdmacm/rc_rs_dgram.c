@@ -178,6 +178,7 @@ static int qp_create(struct rc_rs *rs, struct rc_ds_qp *q, int qi,
 	size_t rlen = (size_t)ds->rq_size * RC_DS_MSG_MAX + RC_DS_GRH_LEN;
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct ibv_qp_init_attr a = { 0 };
+	struct ibv_port_attr pa;
 	int ret;
 
 	memcpy(&q->src, src, sa_len(src));
@@ -185,6 +186,11 @@ static int qp_create(struct rc_rs *rs, struct rc_ds_qp *q, int qi,
 	if (rdma_create_id(NULL, &q->id, rs, RDMA_PS_UDP) ||
 	    rdma_bind_addr(q->id, (struct sockaddr *)src))
 		return -errno;
+	q->mtu = 256;
+	if (!ibv_query_port(q->id->verbs, q->id->port_num ? q->id->port_num : 1,
+			    &pa) && pa.active_mtu >= IBV_MTU_256 &&
+	    pa.active_mtu <= IBV_MTU_4096)
+		q->mtu = 128u << pa.active_mtu;
 	q->cc = ibv_create_comp_channel(q->id->verbs);
 	if (!q->cc)
 		return -errno;
@@ -417,7 +423,7 @@ static void print_stats(const struct rc_ds_stats *st)
 {
 	static const char *why[RC_DS_BAD_NR] = {
 		"ok", "short", "tag", "version", "length", "op" };
-	uint64_t sum = st->ud_err + st->full + st->dests_full + st->ah_fail;
+	uint64_t sum = st->ud_err + st->send_err + st->full + st->dests_full + st->ah_fail;
 
 	for (int i = 1; i < RC_DS_BAD_NR; i++)
 		sum += st->udp_bad[i] + st->ud_bad[i];
@@ -432,8 +438,9 @@ static void print_stats(const struct rc_ds_stats *st)
 			fprintf(stderr, " ud_%s=%llu", why[i],
 				(unsigned long long)st->ud_bad[i]);
 	}
-	fprintf(stderr, " ud_err=%llu full=%llu dests_full=%llu ah_fail=%llu\n",
-		(unsigned long long)st->ud_err, (unsigned long long)st->full,
+	fprintf(stderr, " ud_err=%llu send_err=%llu full=%llu dests_full=%llu "
+		"ah_fail=%llu\n", (unsigned long long)st->ud_err,
+		(unsigned long long)st->send_err, (unsigned long long)st->full,
 		(unsigned long long)st->dests_full,
 		(unsigned long long)st->ah_fail);
 }

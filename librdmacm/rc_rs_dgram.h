@@ -44,6 +44,7 @@ struct rc_ds_qp {
 	struct sockaddr_storage src;	/* bound address and port */
 	uint8_t hdr[RC_DS_V6_LEN];	/* the datagram header we send */
 	uint8_t hdr_len;
+	uint32_t mtu;			/* the port's: a UD message's limit */
 	struct ibv_comp_channel *cc;
 	struct ibv_cq *cq;
 	struct ibv_mr *smr, *rmr;
@@ -76,6 +77,7 @@ struct rc_ds_stats {
 	uint64_t udp_bad[RC_DS_BAD_NR];	/* UDP headers refused, by reason */
 	uint64_t ud_bad[RC_DS_BAD_NR];	/* UD datagram headers refused */
 	uint64_t ud_err;		/* receive completions in error */
+	uint64_t send_err;		/* send completions in error */
 	uint64_t full;			/* no room to queue */
 	uint64_t dests_full;		/* a new peer past RC_DS_DESTS_MAX */
 	uint64_t ah_fail;		/* route/AH resolution failed */

@@ -68,6 +68,18 @@ static void on_recv(struct rc_rs *rs, int qi, const struct ibv_wc *wc)
 	rx_push(ds, &m);
 }
 
+/* A send completed: its slot is free again (a failure is counted; the
+ * datagram is lost, as UDP's may be). */
+static void on_send(struct rc_ds *ds, const struct ibv_wc *wc)
+{
+	if (wc->status != IBV_WC_SUCCESS && ds->st.send_err++ == 0 &&
+	    rc_debug())
+		fprintf(stderr, "librdmacm (podverbs): datagram rsocket: a "
+			"send failed: %s\n", ibv_wc_status_str(wc->status));
+	if (ds->sqe_avail < ds->sq_size && wc->wr_id < ds->sq_size)
+		ds->sfree[ds->sqe_avail++] = (uint32_t)wc->wr_id;
+}
+
 static void poll_cqs(struct rc_rs *rs)
 {
 	struct rc_ds *ds = rs->ds;
@@ -78,13 +90,10 @@ static void poll_cqs(struct rc_rs *rs)
 
 		while ((n = ibv_poll_cq(ds->qps[qi].cq, RC_DS_WC_BURST, wc)) > 0)
 			for (int i = 0; i < n; i++) {
-				if (wc[i].wr_id & RC_DS_RECV_FLAG) {
+				if (wc[i].wr_id & RC_DS_RECV_FLAG)
 					on_recv(rs, qi, &wc[i]);
-				} else if (ds->sqe_avail < ds->sq_size &&
-					   wc[i].wr_id < ds->sq_size) {
-					ds->sfree[ds->sqe_avail++] =
-						(uint32_t)wc[i].wr_id;
-				}
+				else
+					on_send(ds, &wc[i]);
 			}
 	}
 }
@@ -321,7 +330,9 @@ ssize_t rc_ds_sendv(struct rc_rs *rs, const struct iovec *iov, int cnt,
 		return -EDESTADDRREQ;
 	}
 	rc_ds_progress(rs);	/* the peer's CTRL may have come */
-	if (!d->ah)
+	/* A UD message is one packet: what the path MTU cannot carry goes
+	 * over UDP, which the peer takes at any time (rdma-core too). */
+	if (!d->ah || rs->ds->qps[d->qp].hdr_len + total > rs->ds->qps[d->qp].mtu)
 		return rc_ds_send_udp(rs, d, RC_DS_OP_DATA, iov, cnt, flags);
 	ret = ds_wait(rs, nonblocking(rs, flags), -1, can_send);
 	if (ret < 0)
