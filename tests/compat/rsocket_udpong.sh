@@ -64,12 +64,18 @@ up_case() {
 	elif [ -z "$_ul" ] || grep -qiE 'fail|error|rsend|rrecv|rconnect' \
 	     "$TMP/$_un.cli" "$TMP/$_un.srv"; then
 		case_fail "$_un" "no result line, or an error printed"
-	elif [ "$_ux" != "$_wantp" ]; then
+	elif [ "$_ux" != "$_wantp" ] && { [ "$_ue" = echo ] ||
+	     [ "${PV_TOPO:-}" != cross ] || [ "${_ux:-0}" = 0 ]; }; then
 		case_fail "$_un" "transfers $_ux, expected $_wantp (datagrams lost)"
 	elif ! grep -q "client login from $POD_A_IP" "$TMP/$_un.srv"; then
 		case_fail "$_un" "the server did not see pod a's login"
 	else
-		case_ok "$_un: $(echo "$_ul" | awk '{ print $2 " x " $3 ": " $6 " Gb/s, " $7 " us/xfer" }')"
+		# Across nodes a one-way burst may lose datagrams on the
+		# wire, as UD and UDP may: reported, not failed (an echo
+		# case resends, so it must be exact everywhere).
+		_ulost=""
+		[ "$_ux" != "$_wantp" ] && _ulost=" ($_ux of $_wantp arrived)"
+		case_ok "$_un: $(echo "$_ul" | awk '{ print $2 " x " $3 ": " $6 " Gb/s, " $7 " us/xfer" }')$_ulost"
 	fi
 }
 
@@ -83,4 +89,14 @@ up_case udpong-async-bw-256 "-T a" "-T a" 256 300 oneway
 # Past the path MTU a datagram goes over UDP (100: what the UDP socket's
 # buffer holds if the server is slow to read; beyond, UDP may drop).
 up_case udpong-nonblock-bw-1500 "" "" 1500 100 oneway
+
+# The calls udpong does not make, through ctypes in pod b: SO_TYPE,
+# EAGAIN, rpoll and rselect, the sender's address, MSG_TRUNC, EMSGSIZE,
+# a datagram past the MTU, rclose with datagrams pending.
+if in_pod b timeout 60 python3 "$PV_ROOT/tests/compat/rsocket_dgram_peer.py" \
+	"$POD_B_IP" >"$TMP/rs-dgram.out" 2>&1; then
+	case_ok "ctypes: $(grep -c '^ok' "$TMP/rs-dgram.out") checks (SO_TYPE, EAGAIN, rpoll, rselect, source address, MSG_TRUNC, EMSGSIZE, rclose pending)"
+else
+	case_fail rs-dgram "$(grep '^FAIL' "$TMP/rs-dgram.out" | head -3)"
+fi
 pairs_done
