@@ -115,6 +115,9 @@ TCP_LAT=$(tcp_lat)
 	else
 		echo "(no UCX rows: needs ucx_perftest, Debian's ucx-utils)"
 	fi
+	# iperf3/sockperf over rsockets (Debian's preload on our librdmacm).
+	. "$PV_ROOT/bench/lib/rsocket.sh"
+	rs_rows
 } >"$TMP/table"
 BW_CPU=$(tool_cpu ib_write_bw 1)
 

@@ -25,6 +25,9 @@ RC_SRCS := \
 	librdmacm/rc_rs_sock.c \
 	librdmacm/rc_rs_poll.c \
 	librdmacm/rc_rs_opt.c \
+	librdmacm/rc_rs_dgram_proto.c \
+	librdmacm/rc_rs_dgram.c \
+	librdmacm/rc_rs_dgram_io.c \
 	librdmacm/rc_strings.c \
 	librdmacm/rc_unimpl.c
 
@@ -60,5 +63,7 @@ HEADERS_CHECK += include/rdma/rdma_cma.h include/rdma/rdma_verbs.h \
 	include/rdma/rsocket.h include/infiniband/sa.h
 HEADERS_CHECK += providers/soft/pv-soft-cm-abi.h
 HEADERS_CHECK += librdmacm/rc_rs_proto.h librdmacm/rc_rs_rx.h librdmacm/rc_rs.h
+HEADERS_CHECK += librdmacm/rc_rs_dgram_proto.h librdmacm/rc_rs_dgram.h
 
 $(eval $(call unit_test,test_rc_rs_proto,tests/unit/librdmacm/test_rc_rs_proto.c,$(call objs,librdmacm/rc_rs_proto.c librdmacm/rc_rs_rx.c),))
+$(eval $(call unit_test,test_rc_rs_dgram_proto,tests/unit/librdmacm/test_rc_rs_dgram_proto.c,$(call objs,librdmacm/rc_rs_dgram_proto.c),))

@@ -27,6 +27,7 @@
 
 #include "librdmacm/rc_rs_proto.h"
 #include "librdmacm/rc_rs_rx.h"
+#include "librdmacm/rc_rs_dgram.h"
 
 enum rc_rs_state {
 	RC_RS_INIT,
@@ -116,6 +117,8 @@ struct rc_rs {
 	uint16_t rseq_comp;		/* next credit point */
 	uint32_t rbuf_free, rbuf_off;
 	unsigned int posted;		/* receives to repost */
+
+	struct rc_ds *ds;		/* a datagram rsocket (rc_rs_dgram.h) */
 };
 
 /* rc_rs_table.c */

@@ -200,7 +200,60 @@ static ssize_t io(int s, const struct iovec *iov, int cnt, int flags,
 	if (cnt < 0 || cnt > IOV_MAX || (cnt && !iov))
 		return rc_ret(-EINVAL);
 	pthread_mutex_lock(&rs->lock);
-	ret = fn(rs, iov, cnt, flags);
+	if (rs->ds)
+		ret = fn == sendv ? rc_ds_sendv(rs, iov, cnt, flags, NULL, 0) :
+		      rc_ds_recvv(rs, iov, cnt, flags, NULL, NULL, NULL);
+	else
+		ret = fn(rs, iov, cnt, flags);
+	pthread_mutex_unlock(&rs->lock);
+	if (ret < 0) {
+		errno = (int)-ret;
+		return -1;
+	}
+	return ret;
+}
+
+struct sockaddr_name {
+	struct sockaddr *sa;
+	socklen_t *len;
+};
+
+/*
+ * The forms that carry an address.  A datagram rsocket sends to dst or
+ * fills in the source (from a msghdr's msg_name or rrecvfrom's); a
+ * stream takes the plain path (its peer is fixed; rrecvfrom reports the
+ * peer's name after).
+ */
+static ssize_t dgram(int s, const struct iovec *iov, int cnt, int flags,
+		     const struct sockaddr *dst, socklen_t dstlen,
+		     struct msghdr *msg, struct sockaddr_name *from)
+{
+	struct rc_rs *rs = rc_rs_get(s);
+	ssize_t ret;
+
+	if (!rs)
+		return rc_ret(-EBADF);
+	if (!rs->ds) {
+		if (dst)
+			return io(s, iov, cnt, flags, sendv);
+		ret = io(s, iov, cnt, flags, recvv);
+		if (ret >= 0 && from)
+			rgetpeername(s, from->sa, from->len);
+		if (ret >= 0 && msg)
+			rgetpeername(s, msg->msg_name, &msg->msg_namelen);
+		return ret;
+	}
+	if (cnt < 0 || cnt > IOV_MAX || (cnt && !iov))
+		return rc_ret(-EINVAL);
+	pthread_mutex_lock(&rs->lock);
+	if (dst)
+		ret = rc_ds_sendv(rs, iov, cnt, flags, dst, dstlen);
+	else if (msg)
+		ret = rc_ds_recvv(rs, iov, cnt, flags, msg->msg_name,
+				  &msg->msg_namelen, &msg->msg_flags);
+	else
+		ret = rc_ds_recvv(rs, iov, cnt, flags, from->sa, from->len,
+				  NULL);
 	pthread_mutex_unlock(&rs->lock);
 	if (ret < 0) {
 		errno = (int)-ret;
@@ -232,16 +285,21 @@ RC_EXPORT ssize_t rsendmsg(int s, const struct msghdr *msg, int flags)
 		return rc_ret(-EINVAL);
 	if (msg->msg_control && msg->msg_controllen)
 		return rc_ret(-ENOTSUP);
+	if (msg->msg_name)
+		return dgram(s, msg->msg_iov, (int)msg->msg_iovlen, flags,
+			     msg->msg_name, msg->msg_namelen, NULL, NULL);
 	return io(s, msg->msg_iov, (int)msg->msg_iovlen, flags, sendv);
 }
 
 RC_EXPORT ssize_t rsendto(int s, const void *buf, size_t len, int flags,
 			  const struct sockaddr *dst, socklen_t dstlen)
 {
+	struct iovec v = { (void *)buf, len };
+
 	/* A stream has its peer: the address is ignored, as Linux's TCP
 	 * does (rdma-core says EISCONN; sockperf sends this way). */
-	(void)dst;
-	(void)dstlen;
+	if (dst)
+		return dgram(s, &v, 1, flags, dst, dstlen, NULL, NULL);
 	return rsend(s, buf, len, flags);
 }
 
@@ -268,14 +326,22 @@ RC_EXPORT ssize_t rrecvmsg(int s, struct msghdr *msg, int flags)
 		return rc_ret(-EINVAL);
 	msg->msg_controllen = 0;
 	msg->msg_flags = 0;
+	if (msg->msg_name)
+		return dgram(s, msg->msg_iov, (int)msg->msg_iovlen, flags, NULL,
+			     0, msg, NULL);
 	return io(s, msg->msg_iov, (int)msg->msg_iovlen, flags, recvv);
 }
 
 RC_EXPORT ssize_t rrecvfrom(int s, void *buf, size_t len, int flags,
 			    struct sockaddr *src, socklen_t *srclen)
 {
-	ssize_t ret = rrecv(s, buf, len, flags);
+	struct iovec v = { buf, len };
+	ssize_t ret;
 
+	if (src && srclen)
+		return dgram(s, &v, 1, flags, NULL, 0, NULL,
+			     &(struct sockaddr_name){ src, srclen });
+	ret = rrecv(s, buf, len, flags);
 	if (ret >= 0 && src && srclen)
 		rgetpeername(s, src, srclen);
 	return ret;

@@ -100,6 +100,8 @@ RC_EXPORT off_t riomap(int s, void *buf, size_t len, int prot, int flags,
 
 	if (!rs)
 		return rc_ret(-EBADF);
+	if (rs->ds)
+		return rc_ret(-EOPNOTSUPP);	/* streams only (rsocket(7)) */
 	/* Only windows the peer writes into: PROT_WRITE, as rdma-core. */
 	if (!buf || !len || len > RC_RS_MSG_DATA_MASK || prot != PROT_WRITE ||
 	    flags || offset < -1)
@@ -122,6 +124,8 @@ RC_EXPORT int riounmap(int s, void *buf, size_t len)
 
 	if (!rs)
 		return rc_ret(-EBADF);
+	if (rs->ds)
+		return rc_ret(-EOPNOTSUPP);
 	pthread_mutex_lock(&rs->lock);
 	for (p = &rs->maps; *p; p = &(*p)->next) {
 		struct rc_rs_map *m = *p;
@@ -191,6 +195,10 @@ RC_EXPORT size_t riowrite(int s, const void *buf, size_t count, off_t offset,
 
 	if (!rs) {
 		errno = EBADF;
+		return (size_t)-1;
+	}
+	if (rs->ds) {
+		errno = EOPNOTSUPP;
 		return (size_t)-1;
 	}
 	if ((!buf && count) || offset < 0) {

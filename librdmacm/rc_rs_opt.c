@@ -130,6 +130,11 @@ RC_EXPORT int rsetsockopt(int s, int level, int name, const void *val,
 	if (!rs)
 		return rc_ret(-EBADF);
 	pthread_mutex_lock(&rs->lock);
+	if (rs->ds) {
+		ret = rc_ds_setopt(rs, level, name, val, len);
+		pthread_mutex_unlock(&rs->lock);
+		return rc_ret(ret);
+	}
 	switch (level) {
 	case SOL_SOCKET:
 		ret = set_sol_socket(rs, name, val, len);
@@ -198,6 +203,11 @@ RC_EXPORT int rgetsockopt(int s, int level, int name, void *val,
 	if (!val || !len)
 		return rc_ret(-EINVAL);
 	pthread_mutex_lock(&rs->lock);
+	if (rs->ds) {
+		ret = rc_ds_getopt(rs, level, name, val, len);
+		pthread_mutex_unlock(&rs->lock);
+		return rc_ret(ret);
+	}
 	if (level == SOL_SOCKET && name == SO_LINGER) {
 		lg = (struct linger){ .l_onoff = !rs->linger_off };
 		memcpy(val, &lg, *len < sizeof(lg) ? *len : sizeof(lg));

@@ -28,11 +28,16 @@ RC_EXPORT int rsocket(int domain, int type, int protocol)
 {
 	int st = type & ~(SOCK_CLOEXEC | SOCK_NONBLOCK);
 	struct rc_rs *rs;
-	int ret;
+	int ret, fd;
 
+	if ((domain == AF_INET || domain == AF_INET6) && st == SOCK_DGRAM &&
+	    (!protocol || protocol == IPPROTO_UDP)) {
+		ret = rc_ds_socket(domain, type, &fd);
+		return ret < 0 ? rc_ret(ret) : fd;
+	}
 	if ((domain != AF_INET && domain != AF_INET6) || st != SOCK_STREAM ||
 	    (protocol && protocol != IPPROTO_TCP))
-		return rc_ret(-ENOTSUP);	/* datagram rsockets: not yet */
+		return rc_ret(-ENOTSUP);
 	ret = rc_rs_new(domain, &rs);
 	if (ret < 0)
 		return rc_ret(ret);
@@ -62,7 +67,9 @@ RC_EXPORT int rbind(int s, const struct sockaddr *addr, socklen_t len)
 	if (!addr || len < sizeof(struct sockaddr_in))
 		return rc_ret(-EINVAL);
 	pthread_mutex_lock(&rs->lock);
-	if (rs->state != RC_RS_INIT)
+	if (rs->ds)
+		ret = rc_ds_bind(rs, addr, len);
+	else if (rs->state != RC_RS_INIT)
 		ret = -EINVAL;
 	else if (rdma_bind_addr(rs->id, (struct sockaddr *)addr))
 		ret = -errno;
@@ -80,6 +87,10 @@ RC_EXPORT int rlisten(int s, int backlog)
 	if (!rs)
 		return rc_ret(-EBADF);
 	pthread_mutex_lock(&rs->lock);
+	if (rs->ds) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
 	if (rs->state == RC_RS_LISTENING)
 		goto out;
 	if (rs->state != RC_RS_BOUND) {
@@ -155,6 +166,11 @@ RC_EXPORT int rconnect(int s, const struct sockaddr *addr, socklen_t len)
 	if (!addr || len < sizeof(struct sockaddr_in))
 		return rc_ret(-EINVAL);
 	pthread_mutex_lock(&rs->lock);
+	if (rs->ds) {
+		ret = rc_ds_connect(rs, addr, len);
+		pthread_mutex_unlock(&rs->lock);
+		return rc_ret(ret);
+	}
 	if (rs->state == RC_RS_CONNECTED)
 		ret = -EISCONN;
 	else if (rs->state != RC_RS_INIT && rs->state != RC_RS_BOUND)
@@ -265,7 +281,7 @@ RC_EXPORT int raccept(int s, struct sockaddr *addr, socklen_t *len)
 	if (!l)
 		return rc_ret(-EBADF);
 	pthread_mutex_lock(&l->lock);
-	if (l->state != RC_RS_LISTENING) {
+	if (l->ds || l->state != RC_RS_LISTENING) {
 		pthread_mutex_unlock(&l->lock);
 		return rc_ret(-EINVAL);
 	}
@@ -347,7 +363,7 @@ RC_EXPORT int rshutdown(int s, int how)
 	if (!rs)
 		return rc_ret(-EBADF);
 	pthread_mutex_lock(&rs->lock);
-	ret = shut(rs, how);
+	ret = rs->ds ? -EOPNOTSUPP : shut(rs, how);
 	pthread_mutex_unlock(&rs->lock);
 	return rc_ret(ret);
 }
@@ -359,6 +375,10 @@ RC_EXPORT int rclose(int s)
 
 	if (!rs)
 		return rc_ret(-EBADF);
+	if (rs->ds) {
+		rc_ds_close(rs);
+		return 0;
+	}
 	pthread_mutex_lock(&rs->lock);
 	if (rs->state == RC_RS_CONNECTED)
 		shut(rs, SHUT_RDWR);
@@ -395,6 +415,8 @@ RC_EXPORT int rgetpeername(int s, struct sockaddr *addr, socklen_t *len)
 
 	if (!rs)
 		return rc_ret(-EBADF);
+	if (rs->ds)
+		return rc_ret(rc_ds_name(rs, true, addr, len));
 	if (rs->state != RC_RS_CONNECTED && rs->state != RC_RS_CLOSED)
 		return rc_ret(-ENOTCONN);
 	return rc_ret(copy_name(rdma_get_peer_addr(rs->id), addr, len));
@@ -406,5 +428,7 @@ RC_EXPORT int rgetsockname(int s, struct sockaddr *addr, socklen_t *len)
 
 	if (!rs)
 		return rc_ret(-EBADF);
+	if (rs->ds)
+		return rc_ret(rc_ds_name(rs, false, addr, len));
 	return rc_ret(copy_name(rdma_get_local_addr(rs->id), addr, len));
 }

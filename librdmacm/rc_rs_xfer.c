@@ -364,6 +364,10 @@ int rc_rs_wait_fds(struct rc_rs *rs, int fds[2])
 {
 	int n = 0;
 
+	if (rs->ds) {
+		fds[0] = rs->ds->epfd;
+		return 1;
+	}
 	if (rs->cc && rs->state == RC_RS_CONNECTED)
 		fds[n++] = rs->cc->fd;
 	if (rs->chan)
@@ -373,6 +377,8 @@ int rc_rs_wait_fds(struct rc_rs *rs, int fds[2])
 
 bool rc_rs_arm(struct rc_rs *rs)
 {
+	if (rs->ds)
+		return rc_ds_arm(rs);
 	if (!rs->cq || rs->state != RC_RS_CONNECTED || rs->cq_armed)
 		return true;
 	ibv_req_notify_cq(rs->cq, 0);
@@ -385,6 +391,10 @@ void rc_rs_after_wait(struct rc_rs *rs)
 	struct ibv_cq *cq;
 	void *ctx;
 
+	if (rs->ds) {
+		rc_ds_after_wait(rs);
+		return;
+	}
 	if (!rs->cc || !rs->cq_armed)
 		return;
 	if (ibv_get_cq_event(rs->cc, &cq, &ctx) == 0) {
@@ -430,6 +440,8 @@ short rc_rs_revents(struct rc_rs *rs, short events)
 {
 	short re = 0;
 
+	if (rs->ds)
+		return rc_ds_revents(rs, events);
 	rc_rs_progress(rs);
 	switch (rs->state) {
 	case RC_RS_LISTENING:

@@ -52,6 +52,7 @@ $(eval $(call fuzz_target,fuzz_iphdr,providers/soft/engine/eng_wire_crc32.c prov
 
 $(eval $(call fuzz_target,fuzz_cm_mad,providers/soft/engine/eng_cm_mad.c providers/soft/engine/eng_cm_pdata.c providers/soft/engine/eng_cm_sm.c providers/soft/engine/eng_cm_sm_match.c providers/soft/engine/eng_cm_build.c,))
 $(eval $(call fuzz_target,fuzz_rsocket,librdmacm/rc_rs_proto.c librdmacm/rc_rs_rx.c,))
+$(eval $(call fuzz_target,fuzz_rsdgram,librdmacm/rc_rs_dgram_proto.c,))
 
 .PHONY: fuzz fuzz-build fuzz-smoke
 fuzz-build: $(FUZZ_BINS)

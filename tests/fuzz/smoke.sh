@@ -9,7 +9,7 @@ set -u
 ROOT=${PV_ROOT:-$(cd "$(dirname "$0")/../.." && pwd -P)}
 FB=${PV_FUZZ_BUILD:-$ROOT/build-fuzz}
 RUNS=${FUZZ_SMOKE_RUNS:-20000}
-TARGETS="fuzz_ipc fuzz_wqe fuzz_cni_conf fuzz_dp_config fuzz_state fuzz_wire fuzz_cm_mad fuzz_iphdr fuzz_rsocket"
+TARGETS="fuzz_ipc fuzz_wqe fuzz_cni_conf fuzz_dp_config fuzz_state fuzz_wire fuzz_cm_mad fuzz_iphdr fuzz_rsocket fuzz_rsdgram"
 for t in $TARGETS; do
 	if [ ! -x "$FB/bin/$t" ]; then
 		echo "SKIP: $FB/bin/$t not built (make fuzz-build; needs clang-14 and libclang-rt-14-dev)"
