@@ -80,6 +80,7 @@ static void dev_gauges(struct eng *e, struct eng_prom_buf *b)
 	static const char *const quota[ENG_QUOTA_KINDS] = {
 		[ENG_QUOTA_FDS] = "fds", [ENG_QUOTA_MAPS] = "mappings",
 		[ENG_QUOTA_MR_BYTES] = "mr_bytes",
+		[ENG_QUOTA_RING_BYTES] = "ring_bytes",
 	};
 	struct dev_labels dl;
 
@@ -119,6 +120,8 @@ static void dev_gauges(struct eng *e, struct eng_prom_buf *b)
 			continue;
 		n = dev_labels(d, &dl);
 		for (unsigned q = 0; q < ENG_QUOTA_KINDS; q++) {
+			if (!quota[q])	/* a kind added without a name */
+				continue;
 			dl.l[n] = (struct eng_prom_label){ "resource",
 							   quota[q], 16 };
 			eng_prom_sample(b, "podverbs_device_resources", dl.l,
