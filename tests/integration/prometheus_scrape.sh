@@ -64,7 +64,11 @@ scrape_configs:
     static_configs:
       - targets: ['127.0.0.1:$MPORT']
 YML
-nosan prometheus --config.file="$TMP/prom.yml" --storage.tsdb.path="$TMP/prom" \
+# Not through nosan: a shell function put in the background runs in a
+# subshell, and $! would be that subshell, not Prometheus (which stop_pid
+# then could not stop); env execs it, so $! is Prometheus itself.
+env -u LD_PRELOAD prometheus --config.file="$TMP/prom.yml" \
+	--storage.tsdb.path="$TMP/prom" \
 	--web.listen-address="127.0.0.1:$PPORT" >"$TMP/prom.log" 2>&1 &
 PROM=$!
 topo_track_pid $PROM
