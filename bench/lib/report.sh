@@ -30,6 +30,11 @@ report_sweep_table() {
 	awk -F'\t' -v cols="$*" 'BEGIN { n = split(cols, c, " ") }
 		{ v[$1, $2] = $3; if (!($2 in seen)) { seen[$2] = 1; sz[++m] = $2 } }
 		END {
+			# Smallest size first, whichever series measured it first.
+			for (a = 2; a <= m; a++)
+				for (b = a; b > 1 && sz[b - 1] + 0 > sz[b] + 0; b--) {
+					t = sz[b]; sz[b] = sz[b - 1]; sz[b - 1] = t
+				}
 			h = "| bytes |"; d = "|---:|"
 			for (i = 1; i <= n; i++) { h = h " " c[i] " |"; d = d "---:|" }
 			print h; print d
