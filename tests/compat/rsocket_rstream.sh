@@ -115,11 +115,16 @@ if cm_case rs-poll 60 "$PEER poll-server $POD_B_IP 7484" \
 		case_fail rs-poll "poll lines missing"
 fi
 
-# A peer killed mid-transfer (SIGKILL: no rclose, the engine reaps its
-# ids and QPs): the other side's rstream must fail within seconds, not
-# hang.  KILL_SIDE srv kills the reader, cli the writer.
-rs_kill() {
+cm_quiet() {
+	[ "$(cm_stat 1 cm_ids_live)" = 0 ] && [ "$(cm_stat 2 cm_ids_live)" = 0 ]
+}
+# rs_kill_once SIDE: one pair, SIDE killed after 2 s.  Sets _kres: ok,
+# early (the pair reset itself before the kill: the open bug in
+# librdmacm/README.md, "Known bugs"), or fail (with _kwhy).
+rs_kill_once() {
 	_kn=rs-kill-$1
+	wait_until 10 cm_quiet ||
+		echo "note: $_kn starts with CM ids live: node 1 $(cm_stat 1 cm_ids_live), node 2 $(cm_stat 2 cm_ids_live)"
 	_kl0=$(cm_listens)
 	in_pod b timeout 60 rstream -S 1048576 -C 100000 >"$TMP/$_kn.srv" 2>&1 &
 	_ks=$!
@@ -137,12 +142,29 @@ rs_kill() {
 	_ksecs=$(( $(date +%s) - _kstart ))
 	wait "$_kv" 2>/dev/null
 	if [ -z "$_kt" ]; then
-		case_fail "$_kn" "no rstream to kill (exited early?)"
+		_kres=early
+		_kwhy="$(grep -h -m1 -E 'rsend|rrecv|rpoll' "$TMP/$_kn".* | tr '\n' ' ')"
 	elif [ "$_krc" != 0 ] && [ "$_krc" != 124 ] && [ "$_ksecs" -le 15 ]; then
-		case_ok "$_kn: the survivor failed after ${_ksecs}s (exit $_krc): $(grep -m1 -E 'rsend|rrecv|rpoll' "$TMP/$_kn".* | cut -d: -f2-)"
+		_kres=ok
 	else
-		case_fail "$_kn" "survivor exit $_krc after ${_ksecs}s (124 = hung until timeout)"
+		_kres=fail
+		_kwhy="survivor exit $_krc after ${_ksecs}s (124 = hung until timeout)"
 	fi
+}
+# A peer killed mid-transfer must make the other side fail within
+# seconds.  A pair that reset itself before the kill is the open bug
+# (named, counted, the case run once more); the kill is what is judged.
+rs_kill() {
+	rs_kill_once "$1"
+	if [ "$_kres" = early ]; then
+		echo "KNOWN BUG (librdmacm/README.md): rs-kill-$1's pair reset itself before the kill ($_kwhy); once more"
+		rs_kill_once "$1"
+	fi
+	case $_kres in
+	ok) case_ok "$_kn: the survivor failed after ${_ksecs}s (exit $_krc): $(grep -m1 -E 'rsend|rrecv|rpoll' "$TMP/$_kn".* | cut -d: -f2-)" ;;
+	early) case_fail "$_kn" "the pair reset itself before the kill, twice: $_kwhy" ;;
+	*) case_fail "$_kn" "$_kwhy" ;;
+	esac
 }
 rs_kill srv
 rs_kill cli
