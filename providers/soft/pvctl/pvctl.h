@@ -89,6 +89,9 @@ int pvctl_obj_list(struct pvctl *c, int argc, char **argv);
 /* pvctl_stats.c */
 int pvctl_stats(struct pvctl *c, int argc, char **argv);
 
+/* pvctl_dev.c: DEV (name or id) as its id; 0 or an exit code. */
+int pvctl_dev_ref(struct pvctl *c, const char *dev, uint32_t *ret_id);
+
 /* pvctl_mr.c */
 int pvctl_mr(struct pvctl *c, int argc, char **argv);
 /* pvctl_hwc.c */

@@ -423,3 +423,24 @@ int pvctl_dev_list(struct pvctl *c, int argc, char **argv)
 	free(l);
 	return pvctl_json_print(c, doc, ok);
 }
+
+/* DEV (a name or an id) as its id, for the commands that filter by
+ * device (obj list, mr); 0 or an exit code. */
+int pvctl_dev_ref(struct pvctl *c, const char *dev, uint32_t *ret_id)
+{
+	struct pv_ipc_adm_dev_list *l;
+	int64_t id;
+	int ret;
+
+	if ((ret = pvctl_dev_list_get(c, &l)) < 0)
+		return pvctl_fail_common(c, ret);
+	id = pvctl_dev_resolve(l, dev, NULL);
+	free(l);
+	if (id == -ENOTUNIQ)
+		return pvctl_fail(c, PVCTL_EXIT_FAIL, "name %s is used in "
+				  "several namespaces; give the id", dev);
+	if (id <= 0)
+		return pvctl_fail(c, PVCTL_EXIT_FAIL, "no device %s", dev);
+	*ret_id = (uint32_t)id;
+	return 0;
+}

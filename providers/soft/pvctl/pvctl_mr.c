@@ -98,26 +98,6 @@ static bool row_json(cJSON *doc, const struct pv_ipc_adm_mr_row *w)
 	return ok;
 }
 
-/* DEV (a name or an id) as an id; 0 or an exit code. */
-static int mr_dev_ref(struct pvctl *c, const char *dev, uint32_t *ret_id)
-{
-	struct pv_ipc_adm_dev_list *l;
-	int64_t id;
-	int ret;
-
-	if ((ret = pvctl_dev_list_get(c, &l)) < 0)
-		return pvctl_fail_common(c, ret);
-	id = pvctl_dev_resolve(l, dev, NULL);
-	free(l);
-	if (id == -ENOTUNIQ)
-		return pvctl_fail(c, PVCTL_EXIT_FAIL, "name %s is used in "
-				  "several namespaces; give the id", dev);
-	if (id <= 0)
-		return pvctl_fail(c, PVCTL_EXIT_FAIL, "no device %s", dev);
-	*ret_id = (uint32_t)id;
-	return 0;
-}
-
 /* One page from ref->index on: 0, or -errno. */
 static int fetch_page(struct pvctl *c, struct pv_ipc_dev_ref *ref,
 		      struct pv_ipc_adm_mr_report **ret_page)
@@ -152,7 +132,7 @@ int pvctl_mr(struct pvctl *c, int argc, char **argv)
 		return pvctl_fail(c, PVCTL_EXIT_USAGE, "usage: mr [dev DEV]");
 	if ((ret = pvctl_connect(c)) != 0)
 		return ret;
-	if (argc == 3 && (ret = mr_dev_ref(c, argv[2], &ref.dev_id)) != 0)
+	if (argc == 3 && (ret = pvctl_dev_ref(c, argv[2], &ref.dev_id)) != 0)
 		return ret;
 	if (c->json)
 		ok = (doc = cJSON_CreateArray()) != NULL;

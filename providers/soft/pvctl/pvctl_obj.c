@@ -64,26 +64,6 @@ static bool obj_json(cJSON *doc, const struct pv_ipc_adm_obj *o)
 	return ok;
 }
 
-/* The device filter: 0 (all) or the id DEV names; 0 or an exit code. */
-static int obj_dev_ref(struct pvctl *c, const char *dev, uint32_t *ret_id)
-{
-	struct pv_ipc_adm_dev_list *l;
-	int64_t id;
-	int ret;
-
-	if ((ret = pvctl_dev_list_get(c, &l)) < 0)
-		return pvctl_fail_common(c, ret);
-	id = pvctl_dev_resolve(l, dev, NULL);
-	free(l);
-	if (id == -ENOTUNIQ)
-		return pvctl_fail(c, PVCTL_EXIT_FAIL, "name %s is used in "
-				  "several namespaces; give the id", dev);
-	if (id <= 0)
-		return pvctl_fail(c, PVCTL_EXIT_FAIL, "no device %s", dev);
-	*ret_id = (uint32_t)id;
-	return 0;
-}
-
 int pvctl_obj_list(struct pvctl *c, int argc, char **argv)
 {
 	struct pv_ipc_dev_ref ref = { 0 };
@@ -96,7 +76,7 @@ int pvctl_obj_list(struct pvctl *c, int argc, char **argv)
 		return pvctl_fail(c, PVCTL_EXIT_USAGE, "usage: obj list [DEV]");
 	if ((ret = pvctl_connect(c)) != 0)
 		return ret;
-	if (argc == 2 && (ret = obj_dev_ref(c, argv[1], &ref.dev_id)) != 0)
+	if (argc == 2 && (ret = pvctl_dev_ref(c, argv[1], &ref.dev_id)) != 0)
 		return ret;
 	if (c->json)
 		ok = (doc = cJSON_CreateArray()) != NULL;
