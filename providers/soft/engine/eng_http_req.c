@@ -82,6 +82,23 @@ static bool header_ok(const char *s, size_t n)
 	return true;
 }
 
+/* Notes the line's value when it is the Authorization field. */
+static void note_auth(const char *s, size_t n, struct eng_http_req *out)
+{
+	static const char name[] = "authorization:";
+	size_t nl = sizeof(name) - 1;
+
+	if (n < nl)
+		return;
+	for (size_t i = 0; i < nl; i++)
+		if ((s[i] | 0x20) != name[i])
+			return;
+	if (out->auth)
+		out->auth_many = true;
+	out->auth = s + nl;
+	out->auth_len = n - nl;
+}
+
 int eng_http_req_parse(const char *buf, size_t len, size_t max,
 		       struct eng_http_req *out)
 {
@@ -108,6 +125,7 @@ int eng_http_req_parse(const char *buf, size_t len, size_t max,
 			return st;	/* the empty line: the head is whole */
 		if (!header_ok(buf + off, cl))
 			return 400;
+		note_auth(buf + off, cl, out);
 	}
 }
 
@@ -116,6 +134,7 @@ const char *eng_http_reason(int status)
 	switch (status) {
 	case 200: return "OK";
 	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
 	case 404: return "Not Found";
 	case 405: return "Method Not Allowed";
 	case 414: return "URI Too Long";

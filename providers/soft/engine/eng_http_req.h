@@ -14,6 +14,9 @@
 
 struct eng_http_req {
 	bool head;		/* HEAD: the answer has no body */
+	bool auth_many;		/* more than one Authorization field */
+	const char *auth;	/* its value (in buf, not NUL-ended) or NULL */
+	size_t auth_len;
 };
 
 /*

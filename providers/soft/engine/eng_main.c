@@ -37,6 +37,8 @@ struct opts {
 	int no_seccomp;
 	const char *state_file;		/* NULL: the default for the socket */
 	const char *metrics_listen;	/* NULL: no metrics endpoint */
+	const char *metrics_token_file;	/* NULL: no bearer token asked */
+	bool metrics_insecure;		/* non-loopback without a token */
 	bool state_file_default;	/* not asked for: failing to use it
 					 * is a warning, not an error */
 };
@@ -77,6 +79,13 @@ static void usage(FILE *out)
 "                         at http://ADDR:PORT/metrics (\"[v6]:PORT\" for\n"
 "                         IPv6, \":PORT\" for any IPv4 address; default:\n"
 "                         off); limits metrics_* below bound it\n"
+"      --metrics-token-file PATH\n"
+"                         answer only requests with \"Authorization:\n"
+"                         Bearer <token>\" (the file's content; re-read\n"
+"                         when it changes); others get 401\n"
+"      --metrics-insecure allow a non-loopback --metrics-listen without\n"
+"                         a token (anyone reaching it reads every pod's\n"
+"                         device names, pod names and counters)\n"
 "  -h, --help             this text\n"
 "\n"
 "Limits (requests beyond them fail with ENOMEM or EINVAL):\n",
@@ -135,6 +144,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "no-seccomp", no_argument, NULL, 'S' },
 		{ "state-file", required_argument, NULL, 'T' },
 		{ "metrics-listen", required_argument, NULL, 'M' },
+		{ "metrics-token-file", required_argument, NULL, 'K' },
+		{ "metrics-insecure", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -154,6 +165,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'S': o->no_seccomp = ENG_NO_SECCOMP_BY_OPT; break;
 		case 'T': o->state_file = optarg; break;
 		case 'M': o->metrics_listen = optarg; break;
+		case 'K': o->metrics_token_file = optarg; break;
+		case 'I': o->metrics_insecure = true; break;
 		case 'l':
 			lvl = eng_log_parse_level(optarg);
 			if (lvl < 0) {
@@ -412,9 +425,17 @@ int main(int argc, char **argv)
 		goto err_fini;
 	}
 	if (o.metrics_listen &&
-	    (ret = eng_metrics_listen(&e, o.metrics_listen)) < 0) {
+	    (ret = eng_metrics_listen(&e, o.metrics_listen,
+				      o.metrics_token_file,
+				      o.metrics_insecure)) < 0) {
 		eng_err("cannot serve metrics on %s: %s", o.metrics_listen,
-			ret == -EINVAL ? "not ADDR:PORT" : strerror(-ret));
+			ret == -EINVAL ? "not ADDR:PORT" : ret == -EACCES ?
+			"not a loopback address and no --metrics-token-file "
+			"(every pod reaching it would read all pods' device "
+			"names, pod names and counters; --metrics-insecure "
+			"to allow)" : ret == -EBADMSG ?
+			"--metrics-token-file holds no valid token (1-512 "
+			"bytes of A-Z a-z 0-9 -._~+/=)" : strerror(-ret));
 		goto err_fini;
 	}
 	if (!o.foreground) {

@@ -7,16 +7,19 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "providers/soft/engine/eng_http_auth.h"
 #include "providers/soft/engine/eng_http_req.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
@@ -38,7 +41,66 @@ struct eng_metrics {
 	struct eng_pollable timer;
 	struct eng_list conns;
 	uint32_t nconns;
+	const char *token_file;		/* NULL: no auth (loopback/insecure) */
+	struct stat token_st;		/* the file the token came from */
+	size_t token_len;
+	char token[ENG_HTTP_TOKEN_MAX];
 };
+
+/* Reads the token file into mx (when it changed, or force).  The token
+ * itself is never logged.  0, or -errno with mx's old token kept. */
+static int token_load(struct eng_metrics *mx, bool force)
+{
+	char buf[ENG_HTTP_TOKEN_MAX + 64];
+	struct stat st;
+	ssize_t n;
+	long tl;
+	int fd, ret = 0;
+
+	if (stat(mx->token_file, &st) < 0)
+		return -errno;
+	if (!force && st.st_dev == mx->token_st.st_dev &&
+	    st.st_ino == mx->token_st.st_ino &&
+	    st.st_size == mx->token_st.st_size &&
+	    st.st_mtim.tv_sec == mx->token_st.st_mtim.tv_sec &&
+	    st.st_mtim.tv_nsec == mx->token_st.st_mtim.tv_nsec)
+		return 0;
+	fd = open(mx->token_file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		ret = -EINVAL;
+		goto out_close;
+	}
+	n = read(fd, buf, sizeof(buf));
+	if (n < 0) {
+		ret = -errno;
+		goto out_close;
+	}
+	tl = eng_http_token_parse(buf, (size_t)n);
+	if (tl < 0 || (size_t)n == sizeof(buf)) {
+		ret = -EINVAL;
+		goto out_close;
+	}
+	memcpy(mx->token, buf, (size_t)tl);
+	mx->token_len = (size_t)tl;
+	mx->token_st = st;
+out_close:
+	memset(buf, 0, sizeof(buf));
+	close(fd);
+	return ret;
+}
+
+static bool req_authorized(const struct eng_metrics *mx,
+			   const struct eng_http_req *rq)
+{
+	if (!mx->token_file)
+		return true;
+	if (!rq->auth || rq->auth_many)
+		return false;
+	return eng_http_auth_ok(rq->auth, rq->auth_len, mx->token,
+				mx->token_len);
+}
 
 static uint64_t now_ns(void)
 {
@@ -90,6 +152,8 @@ static void conn_answer(struct eng *e, struct eng_mconn *m, int st,
 	size_t blen = 0;
 	int hl;
 
+	if (st == 200 && !req_authorized(e->metrics, rq))
+		st = 401;
 	if (st == 200) {
 		eng_prom_init(&b, eng_lim.metrics_body_bytes);
 		eng_metrics_body(e, &b);
@@ -98,15 +162,19 @@ static void conn_answer(struct eng *e, struct eng_mconn *m, int st,
 			st = 500;
 		else
 			eng_stat_inc(metrics_scrapes);
+	} else if (st == 401) {
+		eng_stat_inc(metrics_unauthorized);
 	} else {
 		eng_stat_inc(metrics_bad_requests);
 	}
 	hl = snprintf(head, sizeof(head),
-		      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
+		      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n%s"
 		      "Content-Length: %zu\r\nConnection: close\r\n\r\n",
 		      st, eng_http_reason(st), st == 200 ?
 		      "text/plain; version=0.0.4; charset=utf-8" :
-		      "text/plain; charset=utf-8", blen);
+		      "text/plain; charset=utf-8", st == 401 ?
+		      "WWW-Authenticate: Bearer realm=\"podverbs\"\r\n" : "",
+		      blen);
 	if (rq->head || st != 200)
 		blen = 0;
 	m->out = malloc((size_t)hl + blen);
@@ -197,6 +265,15 @@ static void timer_ready(struct eng *e, struct eng_pollable *p, uint32_t ev)
 
 	if (read(p->fd, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
 		eng_dbg("metrics timer: %s", strerror(errno));
+	if (e->metrics->token_file) {
+		int ret = token_load(e->metrics, false);
+
+		if (ret < 0) {
+			eng_stat_inc(metrics_token_reload_failed);
+			eng_dbg("metrics token file %s: %s (old token kept)",
+				e->metrics->token_file, strerror(-ret));
+		}
+	}
 	eng_list_for_each_safe(pos, tmp, &e->metrics->conns) {
 		struct eng_mconn *m = eng_container_of(pos, struct eng_mconn,
 						       link);
@@ -245,7 +322,8 @@ static int open_listener(struct eng *e, struct eng_metrics *mx,
 	return eng_poll_add(e, &mx->listen);
 }
 
-int eng_metrics_listen(struct eng *e, const char *addr)
+int eng_metrics_listen(struct eng *e, const char *addr,
+		       const char *token_file, bool insecure)
 {
 	struct sockaddr_storage ss;
 	struct eng_metrics *mx;
@@ -255,9 +333,16 @@ int eng_metrics_listen(struct eng *e, const char *addr)
 	ret = eng_metrics_addr_parse(addr, &ss, &len);
 	if (ret < 0)
 		return ret;
+	if (!token_file && !insecure && !eng_metrics_addr_loopback(&ss))
+		return -EACCES;
 	mx = calloc(1, sizeof(*mx));
 	if (!mx)
 		return -ENOMEM;
+	mx->token_file = token_file;
+	if (token_file && (ret = token_load(mx, true)) < 0) {
+		free(mx);
+		return ret == -EINVAL ? -EBADMSG : ret;
+	}
 	mx->listen.fd = mx->timer.fd = -1;
 	eng_list_init(&mx->conns);
 	e->metrics = mx;
@@ -286,8 +371,24 @@ void eng_metrics_fini(struct eng *e)
 		eng_poll_del(e, &mx->timer);
 		close(mx->timer.fd);
 	}
+	memset(mx->token, 0, sizeof(mx->token));
 	free(mx);
 	e->metrics = NULL;
+}
+
+bool eng_metrics_addr_loopback(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)ss;
+
+		return (ntohl(a->sin_addr.s_addr) >> 24) == 127;
+	}
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ss;
+
+		return IN6_IS_ADDR_LOOPBACK(&a->sin6_addr);
+	}
+	return false;
 }
 
 int eng_metrics_addr_parse(const char *s, struct sockaddr_storage *ss,

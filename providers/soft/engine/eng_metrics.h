@@ -22,8 +22,19 @@ struct sockaddr_storage;
 int eng_metrics_addr_parse(const char *s, struct sockaddr_storage *ss,
 			   unsigned *len);
 
-/* Opens the listener on addr (before confinement).  0 or -errno. */
-int eng_metrics_listen(struct eng *e, const char *addr);
+/* True for 127.0.0.0/8 and ::1 (a parsed address).  Pure. */
+bool eng_metrics_addr_loopback(const struct sockaddr_storage *ss);
+
+/*
+ * Opens the listener on addr (before confinement).  With token_file,
+ * every request must carry "Authorization: Bearer <its token>" (else
+ * 401, counted in metrics_unauthorized); the file is read now and again
+ * whenever its identity, size or mtime changes (checked each timer
+ * tick; a Secret's atomic swap is seen).  Without token_file, a
+ * non-loopback addr is -EACCES unless insecure.  0 or -errno.
+ */
+int eng_metrics_listen(struct eng *e, const char *addr,
+		       const char *token_file, bool insecure);
 void eng_metrics_fini(struct eng *e);
 
 /* eng_metrics_body.c: the exposition of e's counters into b. */

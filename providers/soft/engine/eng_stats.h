@@ -188,6 +188,8 @@
 	X(metrics_scrapes)		\
 	X(metrics_refused)		\
 	X(metrics_bad_requests)		\
+	X(metrics_unauthorized)		\
+	X(metrics_token_reload_failed)	\
 	X(metrics_dropped_slow)		\
 	X(quota_ring_bytes_hit)
 

@@ -39,6 +39,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_handles.c \
 	providers/soft/engine/eng_hwc.c \
 	providers/soft/engine/eng_hwc_count.c \
+	providers/soft/engine/eng_http_auth.c \
 	providers/soft/engine/eng_http_req.c \
 	providers/soft/engine/eng_metrics.c \
 	providers/soft/engine/eng_metrics_body.c \
@@ -161,6 +162,7 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_wire_rc.h \
 	providers/soft/engine/eng_mw.h \
 	providers/soft/engine/eng_hwc.h \
+	providers/soft/engine/eng_http_auth.h \
 	providers/soft/engine/eng_http_req.h \
 	providers/soft/engine/eng_metrics.h \
 	providers/soft/engine/eng_prom_fmt.h

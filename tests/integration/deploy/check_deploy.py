@@ -342,6 +342,17 @@ class Mapper:
                 self.pairs.append((m["mountPath"], host))
             elif "configMap" in v:
                 self.pairs.append((m["mountPath"], cm_dir))
+            elif "secret" in v:
+                # What the operator creates (deploy/README.md): each
+                # item's key holds a fresh random token, mode as asked.
+                sec = os.path.join(TMP, "secret", v["secret"]["secretName"])
+                os.makedirs(sec, exist_ok=True)
+                for it in v["secret"].get("items", []):
+                    f = os.path.join(sec, it["path"])
+                    with open(f, "w") as out:
+                        out.write(os.urandom(24).hex() + "\n")
+                    os.chmod(f, v["secret"].get("defaultMode", 0o644))
+                self.pairs.append((m["mountPath"], sec))
         for dest, src in copies:
             self.pairs.append((dest.rstrip("/") or "/", src))
         # Longest container path first.

@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <cmocka.h>
 
+#include "providers/soft/engine/eng_http_auth.h"
 #include "providers/soft/engine/eng_http_req.h"
 #include "providers/soft/engine/eng_metrics.h"
 #include "providers/soft/engine/eng_prom_fmt.h"
@@ -229,6 +230,89 @@ static void test_eng_metrics__listen_addresses(void **state)
 	assert_int_equal(eng_metrics_addr_parse(NULL, &ss, &len), -EINVAL);
 }
 
+static bool auth(const char *v, const char *tok)
+{
+	return eng_http_auth_ok(v, strlen(v), tok, strlen(tok));
+}
+
+static void test_eng_http__bearer_token(void **state)
+{
+	struct eng_http_req rq;
+	char big[600];
+
+	(void)state;
+	assert_true(auth("Bearer s3cr3t", "s3cr3t"));
+	assert_true(auth(" bearer   s3cr3t \t", "s3cr3t"));
+	assert_false(auth("Bearer s3cr3", "s3cr3t"));	/* a prefix */
+	assert_false(auth("Bearer s3cr3tX", "s3cr3t"));
+	assert_false(auth("Bearer s3cr3T", "s3cr3t"));
+	assert_false(auth("Bearer ", "s3cr3t"));
+	assert_false(auth("Bearer", "s3cr3t"));
+	assert_false(auth("Basic s3cr3t", "s3cr3t"));
+	assert_false(auth("Bearers3cr3t", "s3cr3t"));
+	assert_false(auth("s3cr3t", "s3cr3t"));
+	assert_false(auth("", "s3cr3t"));
+	assert_false(auth("Bearer x", ""));
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	memcpy(big, "Bearer ", 7);
+	assert_false(auth(big, "aaaa"));
+	/* The parser hands the field over, in any case of its name. */
+	assert_int_equal(parse("GET /metrics HTTP/1.1\r\nHost: a\r\n"
+			       "authoriZation: Bearer tok\r\n\r\n", 4096, &rq),
+			 200);
+	assert_non_null(rq.auth);
+	assert_false(rq.auth_many);
+	assert_true(eng_http_auth_ok(rq.auth, rq.auth_len, "tok", 3));
+	assert_int_equal(parse("GET /metrics HTTP/1.1\r\n"
+			       "Authorization: Bearer tok\r\n"
+			       "Authorization: Bearer x\r\n\r\n", 4096, &rq),
+			 200);
+	assert_true(rq.auth_many);
+	assert_int_equal(parse("GET /metrics HTTP/1.1\r\n\r\n", 4096, &rq),
+			 200);
+	assert_null(rq.auth);
+}
+
+static void test_eng_http__token_file_contents(void **state)
+{
+	char big[ENG_HTTP_TOKEN_MAX + 2];
+
+	(void)state;
+	assert_int_equal(eng_http_token_parse("abc\n", 4), 3);
+	assert_int_equal(eng_http_token_parse("a-b.c_d~e+f/g==\r\n", 17), 15);
+	assert_int_equal(eng_http_token_parse("\n", 1), -EINVAL);
+	assert_int_equal(eng_http_token_parse("", 0), -EINVAL);
+	assert_int_equal(eng_http_token_parse("a b", 3), -EINVAL);
+	assert_int_equal(eng_http_token_parse("a\nb", 3), -EINVAL);
+	assert_int_equal(eng_http_token_parse("a\0b", 3), -EINVAL);
+	memset(big, 'a', sizeof(big));
+	assert_int_equal(eng_http_token_parse(big, ENG_HTTP_TOKEN_MAX),
+			 ENG_HTTP_TOKEN_MAX);
+	assert_int_equal(eng_http_token_parse(big, ENG_HTTP_TOKEN_MAX + 1),
+			 -EINVAL);
+}
+
+static void test_eng_metrics__loopback_addresses(void **state)
+{
+	struct sockaddr_storage ss;
+	unsigned len;
+
+	(void)state;
+	assert_int_equal(eng_metrics_addr_parse("127.0.0.1:9457", &ss, &len), 0);
+	assert_true(eng_metrics_addr_loopback(&ss));
+	assert_int_equal(eng_metrics_addr_parse("127.8.0.1:9457", &ss, &len), 0);
+	assert_true(eng_metrics_addr_loopback(&ss));
+	assert_int_equal(eng_metrics_addr_parse("[::1]:9457", &ss, &len), 0);
+	assert_true(eng_metrics_addr_loopback(&ss));
+	assert_int_equal(eng_metrics_addr_parse(":9457", &ss, &len), 0);
+	assert_false(eng_metrics_addr_loopback(&ss));
+	assert_int_equal(eng_metrics_addr_parse("10.0.0.1:9457", &ss, &len), 0);
+	assert_false(eng_metrics_addr_loopback(&ss));
+	assert_int_equal(eng_metrics_addr_parse("[::]:9457", &ss, &len), 0);
+	assert_false(eng_metrics_addr_loopback(&ss));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +326,9 @@ int main(void)
 		cmocka_unit_test(test_eng_http__waits_for_the_whole_head),
 		cmocka_unit_test(test_eng_http__refuses_hostile_heads),
 		cmocka_unit_test(test_eng_metrics__listen_addresses),
+		cmocka_unit_test(test_eng_http__bearer_token),
+		cmocka_unit_test(test_eng_http__token_file_contents),
+		cmocka_unit_test(test_eng_metrics__loopback_addresses),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
