@@ -86,7 +86,7 @@ static int token_load(struct eng_metrics *mx, bool force)
 	mx->token_len = (size_t)tl;
 	mx->token_st = st;
 out_close:
-	memset(buf, 0, sizeof(buf));
+	explicit_bzero(buf, sizeof(buf));
 	close(fd);
 	return ret;
 }
@@ -371,7 +371,7 @@ void eng_metrics_fini(struct eng *e)
 		eng_poll_del(e, &mx->timer);
 		close(mx->timer.fd);
 	}
-	memset(mx->token, 0, sizeof(mx->token));
+	explicit_bzero(mx->token, sizeof(mx->token));
 	free(mx);
 	e->metrics = NULL;
 }
