@@ -63,6 +63,15 @@ nosan promtool check rules "$PV_ROOT/deploy/prometheus/podverbs-rules.yml" \
 	>"$TMP/rules.out" 2>&1 ||
 	{ cat "$TMP/rules.out"; fail "promtool check rules refused deploy's rules"; }
 echo "ok   promtool check rules: $(grep SUCCESS "$TMP/rules.out")"
+# deploy's scrape job, its token path pointed at ours (promtool checks
+# that the credentials file exists).
+sed "s|credentials_file: .*|credentials_file: $TOKEN_FILE|" \
+	"$PV_ROOT/deploy/prometheus/scrape-podverbs.yml" >"$TMP/deploy-scrape.yml"
+grep -q "credentials_file: $TOKEN_FILE" "$TMP/deploy-scrape.yml" ||
+	fail "deploy's scrape job has no authorization credentials_file"
+nosan promtool check config "$TMP/deploy-scrape.yml" >"$TMP/config.out" 2>&1 ||
+	{ cat "$TMP/config.out"; fail "promtool check config refused deploy's scrape job"; }
+echo "ok   promtool check config: deploy's scrape job ($(grep -c SUCCESS "$TMP/config.out") SUCCESS)"
 
 # Prometheus, ours alone.
 mkdir -p "$TMP/prom"
