@@ -76,8 +76,9 @@ static int journal_open(struct eng_state *st)
 {
 	if (st->journal_fd >= 0)
 		return 0;
+	/* Never blocks on a FIFO someone put there. */
 	st->journal_fd = open(st->journal, O_WRONLY | O_APPEND | O_CREAT |
-			      O_CLOEXEC | O_NOFOLLOW, 0600);
+			      O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
 	return st->journal_fd < 0 ? -errno : 0;
 }
 

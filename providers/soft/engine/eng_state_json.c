@@ -460,19 +460,25 @@ out:
 	return line;
 }
 
-static void doc_drop(struct eng_state_doc *doc, uint32_t id)
+/* Drops the entry of id, into *old when there was one. */
+static bool doc_drop(struct eng_state_doc *doc, uint32_t id,
+		     struct eng_state_dev *old)
 {
 	for (uint32_t i = 0; i < doc->count; i++)
 		if (doc->dev[i].id == id) {
+			if (old)
+				*old = doc->dev[i];
 			doc->dev[i] = doc->dev[--doc->count];
-			return;
+			return true;
 		}
+	return false;
 }
 
 /* Why line o is unusable, or NULL with doc changed. */
 static const char *line_apply(const cJSON *o, struct eng_state_doc *doc)
 {
-	struct eng_state_dev d;
+	struct eng_state_dev d, old;
+	bool had;
 	const char *why;
 	uint64_t v;
 
@@ -483,20 +489,22 @@ static const char *line_apply(const cJSON *o, struct eng_state_doc *doc)
 	if (cJSON_HasObjectItem(o, "del")) {
 		if (!get_uint(o, "del", 1, 0xffff, &v))
 			return "\"del\" not in 1..65535";
-		doc_drop(doc, (uint32_t)v);
+		doc_drop(doc, (uint32_t)v, NULL);
 		return NULL;
 	}
 	why = entry_parse(cJSON_GetObjectItemCaseSensitive(o, "add"), &d);
 	if (why)
 		return why;
 	/* Replayed over a compaction that already holds it: the same id
-	 * is the same device. */
-	doc_drop(doc, d.id);
+	 * is the same device.  A refused line leaves the old entry. */
+	had = doc_drop(doc, d.id, &old);
 	why = entry_clash(doc, &d);
 	if (!why && doc->count >= ENG_STATE_DEVS_MAX)
 		why = "more entries than an engine can have devices";
 	if (!why)
 		doc->dev[doc->count++] = d;
+	else if (had)
+		doc->dev[doc->count++] = old;
 	return why;
 }
 

@@ -388,7 +388,8 @@ static void test_eng_state__journal_replays(void **state)
 		.netns_path = "/var/run/netns/p108", .ns = { 4, 108 },
 		.pkey = 0x8001, .guid = 0x1122, .gid_count = 1 };
 	struct eng_state_dev clash = add8, again5 = add8, torn = add8;
-	char *l8, *ldel, *l5, *lclash, *ltorn, text[8192];
+	struct eng_state_dev keep8 = add8;
+	char *l8, *ldel, *l5, *lclash, *ltorn, *lkeep, text[8192];
 	int bad;
 
 	(void)state;
@@ -401,6 +402,9 @@ static void test_eng_state__journal_replays(void **state)
 	again5.ns.ino = 101;
 	torn.id = 10;
 	strcpy(torn.ifname, "eth10");
+	/* Device 8 again, on 5's interface: refused, and 8 stays. */
+	strcpy(keep8.ifname, "eth5");
+	keep8.ns.ino = 101;
 	assert_int_equal(parse("{\"version\":1,\"nextId\":7,\"devices\":["
 			       ENTRY(3, "rdma0", "eth0", 100) ","
 			       ENTRY(5, "rdma0", "eth0", 101) "]}"), 0);
@@ -409,6 +413,8 @@ static void test_eng_state__journal_replays(void **state)
 	l5 = eng_state_format_line(&again5, 0, 0);
 	lclash = eng_state_format_line(&clash, 0, 10);
 	ltorn = eng_state_format_line(&torn, 0, 11);
+	lkeep = eng_state_format_line(&keep8, 0, 0);
+	assert_non_null(lkeep);
 	assert_non_null(l8);
 	assert_non_null(ldel);
 	assert_non_null(l5);
@@ -417,14 +423,14 @@ static void test_eng_state__journal_replays(void **state)
 	assert_int_equal(l8[strlen(l8) - 1], '\n');
 	assert_null(memchr(l8, '\n', strlen(l8) - 1));
 	ltorn[strlen(ltorn) - 1] = '\0';
-	snprintf(text, sizeof(text), "%s%s%s{\"del\":\"x\"}\nnot json\n%s%s",
-		 l8, ldel, l5, lclash, ltorn);
+	snprintf(text, sizeof(text), "%s%s%s%s{\"del\":\"x\"}\nnot json\n%s%s",
+		 l8, ldel, l5, lkeep, lclash, ltorn);
 	nwhy = 0;
 	bad = eng_state_journal_apply(text, strlen(text), &doc, on_reject,
 				      NULL);
-	assert_int_equal(bad, 3);
-	assert_int_equal(doc.rejected, 3);
-	assert_int_equal(nwhy, 3);
+	assert_int_equal(bad, 4);
+	assert_int_equal(doc.rejected, 4);
+	assert_int_equal(nwhy, 4);
 	assert_int_equal(doc.count, 2);
 	assert_null(doc_dev(3));
 	assert_null(doc_dev(9));
@@ -440,6 +446,7 @@ static void test_eng_state__journal_replays(void **state)
 	free(l5);
 	free(lclash);
 	free(ltorn);
+	free(lkeep);
 }
 
 int main(void)
