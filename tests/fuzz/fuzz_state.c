@@ -7,6 +7,9 @@
  * must survive the engine's own write: parse -> format -> parse gives
  * the same devices, rejects none of them, and formats to the same text
  * again (a state file the engine writes is one it can read back).
+ * The same input is also replayed as a journal (eng_state_journal_apply)
+ * over an empty state: whatever it keeps formats to a file that reads
+ * back with as many devices.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,6 +35,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!exact)
 		abort();
 	memcpy(exact, data, size);
+	memset(&first, 0, sizeof(first));
+	eng_state_journal_apply(exact, size, &first, NULL, NULL);
+	if (first.count > ENG_STATE_DEVS_MAX)
+		broken();
+	text = eng_state_format(&first);
+	if (!text)
+		abort();
+	if (eng_state_parse(text, strlen(text), &second, NULL, NULL) < 0 ||
+	    second.rejected != 0 || second.count != first.count)
+		broken();
+	free(text);
 	if (eng_state_parse(exact, size, &first, NULL, NULL) < 0) {
 		free(exact);
 		return 0;

@@ -52,7 +52,8 @@ echo "ok: CHECK passes after the restart"
 run_cni DEL ca "$NSA" "$CONF_A"
 expect_ok "DEL a after the restart"
 engine_has rdmaA "$NSA" && fail "DEL after the restart left rdmaA in the engine"
-grep -q rdmaA "$STATE_FILE" && fail "rdmaA still in the engine's state file"
+/usr/bin/python3 "$PV_ROOT/tests/lib/engine_state.py" "$STATE_FILE" |
+	grep -q rdmaA && fail "rdmaA still in the engine's state (file and journal)"
 echo "ok: DEL after the restart removes rdmaA from the engine and its state file"
 
 kill_and_restart

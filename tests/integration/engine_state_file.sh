@@ -204,7 +204,9 @@ for round in 1 2 3 4 5 6; do
 	wait "$ENGINE_PID" 2>/dev/null
 	ENGINE_PID=
 	wait "$BURST"
-	IN_FILE=$(/usr/bin/python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["devices"]))' "$STATE_FILE") ||
+	# The file with its journal replayed (tests/lib/engine_state.py).
+	IN_FILE=$(/usr/bin/python3 "$PV_ROOT/tests/lib/engine_state.py" "$STATE_FILE" |
+		/usr/bin/python3 -c 'import json,sys; print(len(json.load(sys.stdin)["devices"]))') ||
 		fail "round $round: the state file is not whole after SIGKILL"
 	start_engine --state-file "$STATE_FILE"
 	[ "$(stat_of devices_live)" = "$IN_FILE" ] ||

@@ -172,9 +172,11 @@ struct eng {
 	uint32_t ndeferred, deferred_cap;
 	struct eng_dp_sched *dp;	/* data path (eng_dp.h) */
 	struct eng_state *state;	/* eng_state.h; NULL: none kept */
-	/* Called after the device set changed (a device added or deleted
-	 * by request; eng_state.c saves the state). */
-	void (*devs_changed)(struct eng *e);
+	/* Called after the device set changed by request: added (or NULL)
+	 * was added, else the device removed_id was deleted (eng_state.c
+	 * records the change). */
+	void (*devs_changed)(struct eng *e, const struct eng_dev *added,
+			     uint32_t removed_id);
 	/* Closes a connection that did not prove its namespace in time
 	 * (eng_admission.c calls it, eng_init sets eng_conn_close): the
 	 * admission rules sit below the server whose connections they

@@ -59,7 +59,7 @@ int eng_op_adm_dev_add(struct eng_req *r)
 	memcpy(d->pod_ns, pod.ns, sizeof(d->pod_ns));
 	memcpy(d->pod_name, pod.name, sizeof(d->pod_name));
 	if (r->e->devs_changed)
-		r->e->devs_changed(r->e);
+		r->e->devs_changed(r->e, d, 0);
 	eng_dev_info(d, r->out);
 	r->out_len = sizeof(struct pv_ipc_dev_info);
 	return 0;
@@ -70,6 +70,7 @@ int eng_op_adm_dev_del(struct eng_req *r)
 	const struct pv_ipc_adm_dev_del *in = r->in;
 	struct eng_dev *d = NULL;
 	unsigned matches = 0;
+	uint32_t id;
 
 	if (in->dev_id) {
 		d = eng_dev_by_id(r->e, in->dev_id);
@@ -90,9 +91,10 @@ int eng_op_adm_dev_del(struct eng_req *r)
 	}
 	if (!d)
 		return -ENODEV;
+	id = d->id;
 	eng_dev_remove(r->e, d);
 	if (r->e->devs_changed)
-		r->e->devs_changed(r->e);
+		r->e->devs_changed(r->e, NULL, id);
 	return 0;
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The device state file's I/O (eng_state.h): the lock, the atomic write,
- * and restoring devices at start-up.  Runs on the loop thread: a save
+ * The device state file's I/O (eng_state.h): the lock, the journal, the
+ * atomic write, and restoring devices at start-up.  Runs on the loop thread: a save
  * follows only an administrator's request (root in the host namespace),
  * never anything a pod controls, and the default folder is on tmpfs,
  * where fsync costs nothing.
@@ -25,7 +25,11 @@ struct eng_state {
 	char path[PATH_MAX];
 	char tmp[PATH_MAX];		/* PATH.tmp: ours while we hold the lock */
 	char dir[PATH_MAX];
+	char journal[PATH_MAX];		/* PATH.journal: changes since */
 	int lock_fd;
+	int journal_fd;			/* O_APPEND; -1 until opened */
+	uint32_t journal_lines;
+	uint32_t file_devs;		/* devices in the file when written */
 };
 
 /* mkdir -p of dir; what is made is 0700 (the state names every pod's
@@ -65,8 +69,71 @@ static int take_lock(struct eng_state *st)
 	return 0;
 }
 
-static void devs_changed(struct eng *e)
+static void dev_entry(const struct eng_dev *d, struct eng_state_dev *o);
+static int write_all(int fd, const char *p, size_t len);
+
+static int journal_open(struct eng_state *st)
 {
+	if (st->journal_fd >= 0)
+		return 0;
+	/* Never blocks on a FIFO someone put there. */
+	st->journal_fd = open(st->journal, O_WRONLY | O_APPEND | O_CREAT |
+			      O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+	return st->journal_fd < 0 ? -errno : 0;
+}
+
+/* One line for the change, on disk before the request is answered. */
+static int journal_append(struct eng *e, const struct eng_dev *added,
+			  uint32_t removed_id)
+{
+	struct eng_state *st = e->state;
+	struct eng_state_dev *entry = NULL;
+	char *line = NULL;
+	int ret = -ENOMEM;
+
+	if (added) {
+		entry = malloc(sizeof(*entry));
+		if (!entry)
+			goto out;
+		dev_entry(added, entry);
+	}
+	line = eng_state_format_line(entry, removed_id,
+				     e->devs.next <= e->devs.max ?
+				     e->devs.next : 0);
+	if (!line)
+		goto out;
+	ret = journal_open(st);
+	if (ret == 0)
+		ret = write_all(st->journal_fd, line, strlen(line));
+	if (ret == 0 && fdatasync(st->journal_fd) < 0)
+		ret = -errno;
+out:
+	free(line);
+	free(entry);
+	if (ret < 0)
+		return ret;
+	st->journal_lines++;
+	eng_stat_inc(state_journal_appends);
+	return 0;
+}
+
+/* Appends the change; writes the file whole instead when the journal
+ * would hold more lines than the file holds devices (or cannot be
+ * written): a compaction writing n devices follows ~n changes, O(1) per
+ * change amortized. */
+static void devs_changed(struct eng *e, const struct eng_dev *added,
+			 uint32_t removed_id)
+{
+	int ret;
+
+	if (e->state->journal_lines < e->state->file_devs) {
+		ret = journal_append(e, added, removed_id);
+		if (ret == 0)
+			return;
+		eng_warn("state %s: cannot append to %s: %s; writing the file "
+			 "whole", e->state->path, e->state->journal,
+			 strerror(-ret));
+	}
 	eng_state_save(e);
 }
 
@@ -87,6 +154,8 @@ int eng_state_open(struct eng *e, const char *path)
 		return -ENOMEM;
 	snprintf(st->path, sizeof(st->path), "%s", path);
 	snprintf(st->tmp, sizeof(st->tmp), "%s.tmp", path);
+	snprintf(st->journal, sizeof(st->journal), "%s.journal", path);
+	st->journal_fd = -1;
 	snprintf(st->dir, sizeof(st->dir), "%s", path);
 	slash = strrchr(st->dir, '/');
 	*(slash == st->dir ? slash + 1 : slash) = '\0';
@@ -106,6 +175,8 @@ void eng_state_close(struct eng *e)
 {
 	if (!e->state)
 		return;
+	if (e->state->journal_fd >= 0)
+		close(e->state->journal_fd);
 	if (e->state->lock_fd >= 0)
 		close(e->state->lock_fd);
 	free(e->state);
@@ -204,6 +275,17 @@ int eng_state_save(struct eng *e)
 	text = eng_state_format(doc);
 	if (text)
 		ret = write_atomic(e->state, text);
+	/* The file holds every change: the journal starts again (a crash
+	 * before this replays lines the file has, which is harmless). */
+	if (ret == 0)
+		ret = journal_open(e->state);
+	if (ret == 0 && (ftruncate(e->state->journal_fd, 0) < 0 ||
+			 fdatasync(e->state->journal_fd) < 0))
+		ret = -errno;
+	if (ret == 0) {
+		e->state->journal_lines = 0;
+		e->state->file_devs = doc->count;
+	}
 out:
 	free(text);
 	free(doc);
@@ -366,6 +448,38 @@ static void set_aside(const struct eng_state *st)
 		eng_warn("state %s: kept as %s", st->path, aside);
 }
 
+/* The changes since the file was written, over it.  A journal that
+ * cannot be read is set aside: what the file holds is restored. */
+static void replay_journal(struct eng *e, struct eng_state_doc *doc,
+			   struct restore_ctx *rc)
+{
+	struct restore_ctx jrc = { .e = e, .path = e->state->journal };
+	const char *why = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	int ret, bad;
+
+	ret = read_file(e->state->journal, &text, &len, &why);
+	if (ret == -ENOENT)
+		return;
+	if (ret < 0) {
+		char aside[PATH_MAX + 16];
+
+		eng_warn("state %s: %s; its changes are lost",
+			 e->state->journal, why ? why : "unreadable");
+		eng_stat_inc(state_files_rejected);
+		snprintf(aside, sizeof(aside), "%s.rejected",
+			 e->state->journal);
+		rename(e->state->journal, aside);
+		return;
+	}
+	bad = eng_state_journal_apply(text, len, doc, log_reject, &jrc);
+	eng_info("state %s: %zu bytes replayed, %d lines rejected",
+		 e->state->journal, len, bad);
+	free(text);
+	(void)rc;
+}
+
 static void restore_doc(struct eng *e, const struct eng_state_doc *doc,
 			unsigned n[3])
 {
@@ -426,6 +540,7 @@ int eng_state_restore(struct eng *e)
 		set_aside(e->state);
 		goto out_save;
 	}
+	replay_journal(e, doc, &rc);
 	n[REJECTED] = doc->rejected;
 	restore_doc(e, doc, n);
 	eng_stat_add(state_entries_restored, n[RESTORED]);

@@ -5,11 +5,21 @@
  * same id, name, node GUID and P_Key, so applications can reopen it and
  * the CNI plugin's DEL still finds it (by id, name, ifname and netns).
  *
- * Written whole after every change of the device set (ADM_DEV_ADD,
- * ADM_DEV_DEL; anything that later changes a device's identity must call
- * eng_state_save too): a temp file in the same folder, fsync, rename over
- * the old one, fsync of the folder.  A crash leaves the old or the new
- * file, never a mix.  The engine's own teardown on SIGTERM is not a
+ * Each change of the device set (ADM_DEV_ADD, ADM_DEV_DEL) is appended
+ * to a journal beside it (PATH.journal, one JSON line per change, then
+ * fdatasync) before the request is answered, so a change costs the same
+ * whatever the number of devices.  Once the journal holds as many lines
+ * as there are devices, the file is written whole (compaction: a temp
+ * file in the same folder, fsync, rename over the old one, fsync of the
+ * folder) and the journal emptied; the cost of a compaction is spread
+ * over as many changes as it writes devices.  A crash leaves the old or
+ * the new file, never a mix, and a journal whose every complete line is
+ * a change that was answered (a torn last line was never answered and
+ * is ignored); a crash between the rename and the truncation replays
+ * lines already in the file, which is harmless (an add replaces the
+ * entry of the same id, a delete of an absent id does nothing).
+ * Anything that later changes a device's identity must call
+ * eng_state_save.  The engine's own teardown on SIGTERM is not a
  * deletion and writes nothing.
  *
  * Read once at start-up, before the first client is served.  The file is
@@ -17,11 +27,12 @@
  * must be a regular file of the engine's uid that nobody else can write,
  * at most ENG_STATE_FILE_MAX bytes of JSON, and every entry is checked on
  * its own (a bad entry is rejected with a log line and a counter; the
- * others are restored).  Entries whose namespace is gone, or is now
- * another namespace (the (st_dev, st_ino) of the path changed: a
- * /proc/PID/ns/net of a reused pid), or whose interface is gone, are
- * dropped with a log line.  Then the file is rewritten with what was
- * restored.
+ * others are restored); the journal is read the same way and replayed
+ * over the file, a bad line rejected on its own.  Entries whose
+ * namespace is gone, or is now another namespace (the (st_dev, st_ino)
+ * of the path changed: a /proc/PID/ns/net of a reused pid), or whose
+ * interface is gone, are dropped with a log line.  Then the file is
+ * rewritten with what was restored, and the journal emptied.
  *
  * Format (version 1):
  *   {"version": 1, "nextId": N, "devices": [
@@ -107,6 +118,17 @@ int eng_state_parse(const char *text, size_t len, struct eng_state_doc *doc,
 		    eng_state_reject_fn reject, void *arg);
 /* The JSON text of doc (malloc'd, NUL-terminated), or NULL. */
 char *eng_state_format(const struct eng_state_doc *doc);
+/* One journal line (malloc'd, ending in '\n'): {"add": ENTRY} for added,
+ * else {"del": removed_id}; with "nextId" unless next_id is 0. */
+char *eng_state_format_line(const struct eng_state_dev *added,
+			    uint32_t removed_id, uint32_t next_id);
+/* Replays the journal's len bytes of text over *doc (an add replaces the
+ * entry of its id, a delete drops it; a last line without its newline is
+ * ignored).  Bad lines are counted in doc->rejected and told to reject();
+ * returns how many. */
+int eng_state_journal_apply(const char *text, size_t len,
+			    struct eng_state_doc *doc,
+			    eng_state_reject_fn fn, void *arg);
 
 /* eng_state.c: I/O, on the engine's loop thread. */
 
@@ -119,8 +141,9 @@ void eng_state_close(struct eng *e);
  * missing file is an empty state.  Never fails the engine: problems are
  * logged and counted.  Returns the number of devices restored. */
 int eng_state_restore(struct eng *e);
-/* Writes the current device set; logs and counts a failure (the next
- * change tries again).  0 or -errno; a no-op without a state file. */
+/* Writes the current device set whole and empties the journal; logs and
+ * counts a failure (the next change tries again).  0 or -errno; a no-op
+ * without a state file. */
 int eng_state_save(struct eng *e);
 
 #endif /* ENG_STATE_H */

@@ -388,7 +388,8 @@ static bool add_entry(cJSON *arr, const struct eng_state_dev *d)
 	cJSON *o = cJSON_CreateObject();
 	char guid[24];
 
-	if (!o || !cJSON_AddItemToArray(arr, o))
+	if (!o || !(cJSON_IsArray(arr) ? cJSON_AddItemToArray(arr, o) :
+		    cJSON_AddItemToObject(arr, "add", o)))
 		return false;
 	snprintf(guid, sizeof(guid), "0x%016" PRIx64, d->guid);
 	return add_gids(o, d) && add_claims(o, d) &&
@@ -427,4 +428,111 @@ char *eng_state_format(const struct eng_state_doc *doc)
 out:
 	cJSON_Delete(root);
 	return text;
+}
+
+char *eng_state_format_line(const struct eng_state_dev *added,
+			    uint32_t removed_id, uint32_t next_id)
+{
+	cJSON *root = cJSON_CreateObject();
+	char *text = NULL, *line = NULL;
+	size_t len;
+
+	if (!root)
+		return NULL;
+	if (added ? !add_entry(root, added) :
+	    !cJSON_AddNumberToObject(root, "del", removed_id))
+		goto out;
+	if (next_id && !cJSON_AddNumberToObject(root, "nextId", next_id))
+		goto out;
+	text = cJSON_PrintUnformatted(root);
+	if (!text)
+		goto out;
+	len = strlen(text);
+	line = malloc(len + 2);
+	if (line) {
+		memcpy(line, text, len);
+		line[len] = '\n';
+		line[len + 1] = '\0';
+	}
+out:
+	free(text);
+	cJSON_Delete(root);
+	return line;
+}
+
+/* Drops the entry of id, into *old when there was one. */
+static bool doc_drop(struct eng_state_doc *doc, uint32_t id,
+		     struct eng_state_dev *old)
+{
+	for (uint32_t i = 0; i < doc->count; i++)
+		if (doc->dev[i].id == id) {
+			if (old)
+				*old = doc->dev[i];
+			doc->dev[i] = doc->dev[--doc->count];
+			return true;
+		}
+	return false;
+}
+
+/* Why line o is unusable, or NULL with doc changed. */
+static const char *line_apply(const cJSON *o, struct eng_state_doc *doc)
+{
+	struct eng_state_dev d, old;
+	bool had;
+	const char *why;
+	uint64_t v;
+
+	if (!cJSON_IsObject(o))
+		return "not a JSON object";
+	if (get_uint(o, "nextId", 1, 0xffff, &v))
+		doc->next_id = (uint32_t)v;
+	if (cJSON_HasObjectItem(o, "del")) {
+		if (!get_uint(o, "del", 1, 0xffff, &v))
+			return "\"del\" not in 1..65535";
+		doc_drop(doc, (uint32_t)v, NULL);
+		return NULL;
+	}
+	why = entry_parse(cJSON_GetObjectItemCaseSensitive(o, "add"), &d);
+	if (why)
+		return why;
+	/* Replayed over a compaction that already holds it: the same id
+	 * is the same device.  A refused line leaves the old entry. */
+	had = doc_drop(doc, d.id, &old);
+	why = entry_clash(doc, &d);
+	if (!why && doc->count >= ENG_STATE_DEVS_MAX)
+		why = "more entries than an engine can have devices";
+	if (!why)
+		doc->dev[doc->count++] = d;
+	else if (had)
+		doc->dev[doc->count++] = old;
+	return why;
+}
+
+int eng_state_journal_apply(const char *text, size_t len,
+			    struct eng_state_doc *doc,
+			    eng_state_reject_fn fn, void *arg)
+{
+	struct rejects r = { .fn = fn, .arg = arg, .doc = doc };
+	const char *p = text, *end = text + len;
+	uint32_t before = doc->rejected;
+	long i = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		cJSON *o;
+		const char *why;
+
+		/* A last line without its newline is a write cut short by a
+		 * crash: its change was never acknowledged. */
+		if (!nl)
+			break;
+		o = cJSON_ParseWithLength(p, (size_t)(nl - p));
+		why = o ? line_apply(o, doc) : "not valid JSON";
+		if (why)
+			reject(&r, i, "%s", why);
+		cJSON_Delete(o);
+		p = nl + 1;
+		i++;
+	}
+	return (int)(doc->rejected - before);
 }

@@ -56,6 +56,7 @@
 	X(dp_remote_refused)		\
 	X(qkey_privileged_denied)	\
 	X(state_saves)			\
+	X(state_journal_appends)	\
 	X(state_save_errors)		\
 	X(state_files_rejected)		\
 	X(state_entries_restored)	\

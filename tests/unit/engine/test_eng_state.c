@@ -369,6 +369,86 @@ static void test_eng_state__register_keeps_claims(void **state)
 	eng_fini(&e);
 }
 
+static const struct eng_state_dev *doc_dev(uint32_t id)
+{
+	for (uint32_t i = 0; i < doc.count; i++)
+		if (doc.dev[i].id == id)
+			return &doc.dev[i];
+	return NULL;
+}
+
+/* The journal over the file: adds (one replacing the entry of its id, as
+ * after a crash between compaction and truncation), a delete, a line of
+ * garbage and a clashing add refused one by one, a torn last line
+ * ignored; what the engine writes reads back the same. */
+static void test_eng_state__journal_replays(void **state)
+{
+	struct eng_state_dev add8 = {
+		.id = 8, .name = "rdma8", .ifname = "eth8",
+		.netns_path = "/var/run/netns/p108", .ns = { 4, 108 },
+		.pkey = 0x8001, .guid = 0x1122, .gid_count = 1 };
+	struct eng_state_dev clash = add8, again5 = add8, torn = add8;
+	struct eng_state_dev keep8 = add8;
+	char *l8, *ldel, *l5, *lclash, *ltorn, *lkeep, text[8192];
+	int bad;
+
+	(void)state;
+	add8.gid[0].gid[15] = 9;
+	add8.gid[0].gid_type = PV_GID_TYPE_ROCE_V2;
+	clash.id = 9;			/* eth8 of that namespace again */
+	again5.id = 5;
+	strcpy(again5.name, "renamed");
+	strcpy(again5.ifname, "eth5");
+	again5.ns.ino = 101;
+	torn.id = 10;
+	strcpy(torn.ifname, "eth10");
+	/* Device 8 again, on 5's interface: refused, and 8 stays. */
+	strcpy(keep8.ifname, "eth5");
+	keep8.ns.ino = 101;
+	assert_int_equal(parse("{\"version\":1,\"nextId\":7,\"devices\":["
+			       ENTRY(3, "rdma0", "eth0", 100) ","
+			       ENTRY(5, "rdma0", "eth0", 101) "]}"), 0);
+	l8 = eng_state_format_line(&add8, 0, 9);
+	ldel = eng_state_format_line(NULL, 3, 9);
+	l5 = eng_state_format_line(&again5, 0, 0);
+	lclash = eng_state_format_line(&clash, 0, 10);
+	ltorn = eng_state_format_line(&torn, 0, 11);
+	lkeep = eng_state_format_line(&keep8, 0, 0);
+	assert_non_null(lkeep);
+	assert_non_null(l8);
+	assert_non_null(ldel);
+	assert_non_null(l5);
+	assert_non_null(lclash);
+	assert_non_null(ltorn);
+	assert_int_equal(l8[strlen(l8) - 1], '\n');
+	assert_null(memchr(l8, '\n', strlen(l8) - 1));
+	ltorn[strlen(ltorn) - 1] = '\0';
+	snprintf(text, sizeof(text), "%s%s%s%s{\"del\":\"x\"}\nnot json\n%s%s",
+		 l8, ldel, l5, lkeep, lclash, ltorn);
+	nwhy = 0;
+	bad = eng_state_journal_apply(text, strlen(text), &doc, on_reject,
+				      NULL);
+	assert_int_equal(bad, 4);
+	assert_int_equal(doc.rejected, 4);
+	assert_int_equal(nwhy, 4);
+	assert_int_equal(doc.count, 2);
+	assert_null(doc_dev(3));
+	assert_null(doc_dev(9));
+	assert_null(doc_dev(10));
+	assert_non_null(doc_dev(8));
+	assert_memory_equal(doc_dev(8), &add8, sizeof(add8));
+	assert_non_null(doc_dev(5));
+	assert_string_equal(doc_dev(5)->name, "renamed");
+	/* The refused line's cursor counts: it only orders new ids. */
+	assert_int_equal(doc.next_id, 10);
+	free(l8);
+	free(ldel);
+	free(l5);
+	free(lclash);
+	free(ltorn);
+	free(lkeep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -379,6 +459,7 @@ int main(void)
 		cmocka_unit_test(test_eng_state__too_many_entries),
 		cmocka_unit_test(test_eng_state__huge_file_rejected),
 		cmocka_unit_test(test_eng_state__format_round_trips),
+		cmocka_unit_test(test_eng_state__journal_replays),
 		cmocka_unit_test(test_eng_idtab__alloc_at_exact_index),
 		cmocka_unit_test(test_eng_state__register_keeps_id_and_guid),
 		cmocka_unit_test(test_eng_state__claims_checked),
