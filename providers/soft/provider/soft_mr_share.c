@@ -212,14 +212,49 @@ static int read_flags(struct soft_vma *v, size_t n)
 	return 0;
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define SOFT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SOFT_ASAN 1
+#endif
+#endif
+
+#ifdef SOFT_ASAN
+/* The pages moved hold the program's other heap objects too, with the
+ * sanitizer's redzones between them: reading them is what moving a page
+ * means, so the sanitizer build copies through a bounce buffer with an
+ * uninstrumented loop instead of handing the range to pwrite, whose
+ * interceptor would report the redzones. */
+#define SOFT_BOUNCE 65536
+__attribute__((no_sanitize_address)) static void raw_copy(char *dst,
+							   const char *src,
+							   size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		((volatile char *)dst)[i] = src[i];
+}
+
+static ssize_t page_pwrite(int fd, const char *src, size_t len, off_t at)
+{
+	static __thread char bounce[SOFT_BOUNCE];
+	size_t n = len < SOFT_BOUNCE ? len : SOFT_BOUNCE;
+
+	raw_copy(bounce, src, n);
+	return pwrite(fd, bounce, n, at);
+}
+#else
+#define page_pwrite pwrite
+#endif
+
 /* Writes len bytes at src into fd from offset at. */
 static int copy_in(int fd, const char *src, size_t len, uint64_t at)
 {
 	size_t done = 0;
 
 	while (done < len) {
-		ssize_t n = pwrite(fd, src + done, len - done,
-				   (off_t)(at + done));
+		ssize_t n = page_pwrite(fd, src + done, len - done,
+					(off_t)(at + done));
 
 		if (n < 0 && errno == EINTR)
 			continue;
