@@ -412,5 +412,9 @@ bool eng_dp_run(struct eng *e);
 int64_t eng_dp_wait_ns(struct eng *e);
 /* After epoll_wait returned. */
 void eng_dp_woke(struct eng *e);
+/* A packet for a QP came off the wire: as ring work, it keeps the loop's
+ * bounded spin going (the application's answer to it is then seen by a
+ * ring scan, not a doorbell and a wake-up). */
+void eng_dp_wire_work(struct eng *e);
 
 #endif /* ENG_DP_H */

@@ -14,7 +14,11 @@
  * so either the scan sees the new WQE or the producer sees the flag and
  * rings the doorbell eventfd), and blocks in epoll until a doorbell, a
  * request or the earliest RNR/transport timer.  An idle engine makes no
- * system calls.
+ * system calls.  A packet for a QP from the wire counts as work too
+ * (eng_dp_wire_work): across nodes the answer to it (the next post of a
+ * ping-pong, the next window of a stream) comes within microseconds, and
+ * a spinning engine sees it on the ring instead of through a doorbell
+ * and a wake-up.
  *
  * Spinning only pays when a CPU is free for it.  When applications
  * busy-poll on every core, a yielding engine gets the CPU back only at
@@ -339,6 +343,12 @@ int64_t eng_dp_wait_ns(struct eng *e)
 	}
 	eng_stat_inc(dp_sleeps);
 	return next_timer(s, now);
+}
+
+void eng_dp_wire_work(struct eng *e)
+{
+	if (e->dp)
+		e->dp->last_work_ns = eng_dp_now_ns();
 }
 
 void eng_dp_woke(struct eng *e)

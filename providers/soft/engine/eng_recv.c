@@ -30,6 +30,7 @@
 #include <infiniband/verbs.h>
 
 #include "providers/soft/engine/eng.h"
+#include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_gid_own.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_mcast.h"
@@ -248,9 +249,11 @@ void eng_net_rx(struct eng *e, struct eng_dev *d, const struct eng_net_pkt *p)
 	}
 	switch (v) {
 	case ENG_RECV_UD:
+		eng_dp_wire_work(e);
 		eng_wire_ud_rx(e, d, r.qp, &r.pkt, &r.ip);
 		return;
 	case ENG_RECV_RC:
+		eng_dp_wire_work(e);
 		eng_wire_rc_rx(e, d, r.qp, &r.pkt, p);
 		return;
 	case ENG_RECV_QP1:
