@@ -84,10 +84,28 @@ struct pv_context {
 	struct lv_htable handles;
 };
 
+struct pv_td;
+
+/* A protection domain, or a parent domain (inner != NULL): a parent
+ * domain carries its protection domain's handle and priv, so a provider
+ * that reads pd->handle reaches the engine's PD either way. */
 struct pv_pd {
 	struct ibv_pd ibv;
 	uint32_t handle;
 	void *priv;
+	struct pv_pd *inner;		/* parent domain: its protection domain */
+	struct pv_td *td;		/* parent domain: optional thread domain */
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+	void *pd_context;
+	atomic_int users;		/* protection domain: parent domains on it */
+};
+
+struct pv_td {
+	struct ibv_td ibv;
+	atomic_int users;		/* parent domains on it */
 };
 
 struct pv_mr {
