@@ -29,6 +29,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <infiniband/verbs.h>
 
@@ -102,6 +104,43 @@ struct pv_pd {
 	void *pd_context;
 	atomic_int users;		/* protection domain: parent domains on it */
 };
+
+/* Resource types a parent domain's alloc/free hooks are called with. */
+#define PV_RES_TYPE_QP_DP 1	/* soft QP's data-path bookkeeping */
+
+/* A provider-side buffer for an object of pd: from the parent domain's
+ * alloc hook when it has one (unless it says IBV_ALLOCATOR_USE_DEFAULT),
+ * else calloc; *hooked says which, for pv_pd_free_buf.  Zeroed. */
+static inline void *pv_pd_alloc_buf(struct ibv_pd *ibv, size_t size,
+				    uint64_t type, bool *hooked)
+{
+	struct pv_pd *pd = (struct pv_pd *)ibv;
+	void *p;
+
+	*hooked = false;
+	if (pd && pd->alloc) {
+		p = pd->alloc(ibv, pd->pd_context, size, 64, type);
+		if (p != IBV_ALLOCATOR_USE_DEFAULT) {
+			if (p) {
+				*hooked = true;
+				memset(p, 0, size);
+			}
+			return p;
+		}
+	}
+	return calloc(1, size);
+}
+
+static inline void pv_pd_free_buf(struct ibv_pd *ibv, void *p, bool hooked,
+				  uint64_t type)
+{
+	struct pv_pd *pd = (struct pv_pd *)ibv;
+
+	if (hooked)
+		pd->free(ibv, pd->pd_context, p, type);
+	else
+		free(p);
+}
 
 struct pv_td {
 	struct ibv_td ibv;

@@ -6,6 +6,8 @@
  * domain.  Checked:
  *  - unknown comp_mask bits (ibv_alloc_td, ibv_alloc_parent_domain), no
  *    PD, a parent domain as the PD, one allocator hook alone: EINVAL;
+ *  - the QP's provider-side bookkeeping comes from the alloc hook, called
+ *    with our pd_context, and goes back through the free hook;
  *  - the MR made through the parent domain names it as its pd;
  *  - ibv_dealloc_pd on the PD and ibv_dealloc_td on the TD while the
  *    parent domain holds them: EBUSY, and both still work afterwards;
@@ -16,25 +18,44 @@
 #include "dpt.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define LEN 8192
 #define SEED 0x5eedu
 
-static int hook_ctx;
+/* What the allocator hooks saw: calls with our pd_context, calls with
+ * any other, and the buffer last handed out (freed must match it). */
+struct hooks {
+	int allocs, frees, wrong;
+	void *last;
+};
+
+static struct hooks hooks;
 
 static void *hook_alloc(struct ibv_pd *pd, void *pd_context, size_t size,
 			size_t alignment, uint64_t resource_type)
 {
-	(void)pd; (void)pd_context; (void)size; (void)alignment;
+	void *p;
+
+	if (pd_context != &hooks || !pd)
+		hooks.wrong++;
+	if (posix_memalign(&p, alignment < 8 ? 8 : alignment, size))
+		return NULL;
+	hooks.allocs++;
+	hooks.last = p;
 	(void)resource_type;
-	return IBV_ALLOCATOR_USE_DEFAULT;
+	return p;
 }
 
 static void hook_free(struct ibv_pd *pd, void *pd_context, void *ptr,
 		      uint64_t resource_type)
 {
-	(void)pd; (void)pd_context; (void)ptr; (void)resource_type;
+	if (pd_context != &hooks || ptr != hooks.last)
+		hooks.wrong++;
+	hooks.frees++;
+	free(ptr);
+	(void)pd; (void)resource_type;
 }
 
 struct ends {
@@ -92,7 +113,7 @@ static void setup(struct dpt_side *s, struct ends *e)
 		       IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT;
 	pa.alloc = hook_alloc;
 	pa.free = hook_free;
-	pa.pd_context = &hook_ctx;
+	pa.pd_context = &hooks;
 	e->pdom = ibv_alloc_parent_domain(s->ctx, &pa);
 	CHECK(e->pdom, "ibv_alloc_parent_domain: errno %d", errno);
 	CHECK(e->pdom->context == s->ctx, "parent domain's context");
@@ -105,6 +126,9 @@ static void setup(struct dpt_side *s, struct ends *e)
 	s->pd = e->pdom;
 	e->cq = dpt_cq(s, 64, NULL);
 	e->qp = dpt_qp(s, IBV_QPT_RC, e->cq, NULL, NULL, 1);
+	CHECK(hooks.allocs == 1 && !hooks.wrong,
+	      "QP create: %d hook allocs, %d with a wrong pd_context",
+	      hooks.allocs, hooks.wrong);
 	CHECK(e->qp->pd == e->pdom, "QP's pd is not the parent domain");
 	e->buf = dpt_buf(LEN);
 	e->mr = dpt_mr(s, e->buf, LEN, DPT_ACCESS_ALL);
@@ -117,6 +141,8 @@ static void setup(struct dpt_side *s, struct ends *e)
 static void teardown(struct dpt_side *s, struct ends *e)
 {
 	CHECK(ibv_destroy_qp(e->qp) == 0, "destroy_qp");
+	CHECK(hooks.frees == 1 && !hooks.wrong,
+	      "QP destroy: %d hook frees, %d wrong", hooks.frees, hooks.wrong);
 	CHECK(ibv_destroy_cq(e->cq) == 0, "destroy_cq");
 	CHECK(ibv_dereg_mr(e->mr) == 0, "dereg_mr");
 	CHECK(ibv_dealloc_pd(e->pdom) == 0, "dealloc parent domain: %d",
