@@ -13,6 +13,7 @@
  *    parent domain holds them: EBUSY, and both still work afterwards;
  *  - A WRITEs a pattern into B's buffer and SENDs one after it over the
  *    parent domain's QP; B finds both intact;
+ *  - the parent domain while its QP exists: EBUSY;
  *  - after the parent domain is gone, the TD and the PD go cleanly.
  */
 #include "dpt.h"
@@ -140,6 +141,8 @@ static void setup(struct dpt_side *s, struct ends *e)
 
 static void teardown(struct dpt_side *s, struct ends *e)
 {
+	CHECK(ibv_dealloc_pd(e->pdom) == EBUSY,
+	      "dealloc of a parent domain with a QP is not EBUSY");
 	CHECK(ibv_destroy_qp(e->qp) == 0, "destroy_qp");
 	CHECK(hooks.frees == 1 && !hooks.wrong,
 	      "QP destroy: %d hook frees, %d wrong", hooks.frees, hooks.wrong);
