@@ -189,11 +189,11 @@ static int side_b(struct dpt_side *s)
 {
 	struct ends e;
 	struct ibv_wc wc;
-	char *rbuf = dpt_buf(64);
+	char *rbuf = dpt_buf(4096);
 	struct ibv_mr *rmr;
 
 	setup(s, &e);
-	rmr = dpt_mr(s, rbuf, 64, IBV_ACCESS_LOCAL_WRITE);
+	rmr = dpt_mr(s, rbuf, 4096, IBV_ACCESS_LOCAL_WRITE);
 	dpt_post_recv(e.qp, 7, rbuf, 64, rmr->lkey);
 	dpt_sync(s);
 	dpt_wc(e.cq, &wc, IBV_WC_SUCCESS, IBV_WC_RECV, "receive over the parent domain");
