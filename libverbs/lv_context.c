@@ -29,6 +29,9 @@ void lv_ctx_init_ops(struct pv_context *ctx)
 	v->query_device_ex = lv_query_device_ex;
 	v->create_cq_ex = lv_create_cq_ex;
 	v->create_qp_ex = lv_create_qp_ex;
+	v->alloc_td = lv_alloc_td;
+	v->dealloc_td = lv_dealloc_td;
+	v->alloc_parent_domain = lv_alloc_parent_domain;
 	/* Size of the part of verbs_context that precedes (and includes) the
 	 * ibv_context; verbs_get_ctx_op compares slot offsets against it. */
 	v->sz = sizeof(*v);

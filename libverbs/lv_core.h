@@ -107,6 +107,14 @@ int lv_query_device_ex(struct ibv_context *c,
 		       struct ibv_device_attr_ex *attr, size_t attr_size);
 struct ibv_cq_ex *lv_create_cq_ex(struct ibv_context *c,
 				  struct ibv_cq_init_attr_ex *attr);
+/* lv_pdomain.c: thread and parent domains on our own devices. */
+struct ibv_td *lv_alloc_td(struct ibv_context *context,
+			   struct ibv_td_init_attr *attr);
+int lv_dealloc_td(struct ibv_td *td);
+struct ibv_pd *lv_alloc_parent_domain(struct ibv_context *context,
+				      struct ibv_parent_domain_init_attr *attr);
+int lv_dealloc_parent_domain(struct pv_pd *pd);
+
 struct ibv_qp *lv_create_qp_ex(struct ibv_context *c,
 			       struct ibv_qp_init_attr_ex *attr);
 

@@ -45,6 +45,10 @@ LV_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
 
 	if (!pd)
 		return lv_errno(-EINVAL);
+	if (pv_pd_of(pd)->inner)
+		return lv_dealloc_parent_domain(pv_pd_of(pd));
+	if (atomic_load(&pv_pd_of(pd)->users))
+		return lv_errno(-EBUSY);
 	ctx = pv_ctx(pd->context);
 	ret = ctx->ops->dealloc_pd(ctx, pv_pd_of(pd));
 	if (ret < 0)

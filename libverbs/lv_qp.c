@@ -67,6 +67,10 @@ static struct pv_qp *qp_create(struct pv_context *ctx,
 	ret = lv_ctx_track(ctx, PV_KIND_QP, qp->handle, qp);
 	if (ret < 0)
 		goto err_destroy_qp;
+	/* A parent domain outlives its QPs: their bookkeeping may have
+	 * come from its hooks, which destroy calls again. */
+	if (((struct pv_pd *)a->pd)->inner)
+		atomic_fetch_add(&((struct pv_pd *)a->pd)->users, 1);
 	PV_USDT(podverbs, create_qp, qp->ibv.qp_num, a->qp_type, 0);
 	return qp;
 
@@ -193,6 +197,8 @@ LV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 	delivered = pqp->async_delivered;
 	pthread_mutex_unlock(&ctx->obj_lock);
 	lv_wait_events(&qp->mutex, &qp->cond, &qp->events_completed, delivered);
+	if (qp->pd && ((struct pv_pd *)qp->pd)->inner)
+		atomic_fetch_sub(&((struct pv_pd *)qp->pd)->users, 1);
 	pthread_cond_destroy(&qp->cond);
 	pthread_mutex_destroy(&qp->mutex);
 	free(pqp);

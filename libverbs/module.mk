@@ -24,6 +24,7 @@ LV_SRCS := \
 	libverbs/lv_kern_verbs.c \
 	libverbs/lv_kern_compat.c \
 	libverbs/lv_pd_mr.c \
+	libverbs/lv_pdomain.c \
 	libverbs/lv_private.c \
 	libverbs/lv_provider.c \
 	libverbs/lv_qp.c \

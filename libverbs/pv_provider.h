@@ -29,6 +29,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <infiniband/verbs.h>
 
@@ -84,10 +86,65 @@ struct pv_context {
 	struct lv_htable handles;
 };
 
+struct pv_td;
+
+/* A protection domain, or a parent domain (inner != NULL): a parent
+ * domain carries its protection domain's handle and priv, so a provider
+ * that reads pd->handle reaches the engine's PD either way. */
 struct pv_pd {
 	struct ibv_pd ibv;
 	uint32_t handle;
 	void *priv;
+	struct pv_pd *inner;		/* parent domain: its protection domain */
+	struct pv_td *td;		/* parent domain: optional thread domain */
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+	void *pd_context;
+	atomic_int users;		/* protection domain: parent domains on it */
+};
+
+/* Resource types a parent domain's alloc/free hooks are called with. */
+#define PV_RES_TYPE_QP_DP 1	/* soft QP's data-path bookkeeping */
+
+/* A provider-side buffer for an object of pd: from the parent domain's
+ * alloc hook when it has one (unless it says IBV_ALLOCATOR_USE_DEFAULT),
+ * else calloc; *hooked says which, for pv_pd_free_buf.  Zeroed. */
+static inline void *pv_pd_alloc_buf(struct ibv_pd *ibv, size_t size,
+				    uint64_t type, bool *hooked)
+{
+	struct pv_pd *pd = (struct pv_pd *)ibv;
+	void *p;
+
+	*hooked = false;
+	if (pd && pd->alloc) {
+		p = pd->alloc(ibv, pd->pd_context, size, 64, type);
+		if (p != IBV_ALLOCATOR_USE_DEFAULT) {
+			if (p) {
+				*hooked = true;
+				memset(p, 0, size);
+			}
+			return p;
+		}
+	}
+	return calloc(1, size);
+}
+
+static inline void pv_pd_free_buf(struct ibv_pd *ibv, void *p, bool hooked,
+				  uint64_t type)
+{
+	struct pv_pd *pd = (struct pv_pd *)ibv;
+
+	if (hooked)
+		pd->free(ibv, pd->pd_context, p, type);
+	else
+		free(p);
+}
+
+struct pv_td {
+	struct ibv_td ibv;
+	atomic_int users;		/* parent domains on it */
 };
 
 struct pv_mr {

@@ -44,6 +44,7 @@ struct soft_map {
 };
 
 struct soft_qp_dp {
+	bool hooked;			/* from the parent domain's alloc hook */
 	struct soft_map map;
 	struct soft_ring sq;
 	struct soft_ring rq;		/* hdr NULL when the QP uses an SRQ */

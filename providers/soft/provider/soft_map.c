@@ -155,11 +155,13 @@ int soft_qp_map(struct soft_ctx *sc, struct pv_qp *qp,
 	struct pv_ipc_map_resp resp;
 	struct soft_qp_dp *d;
 	uint32_t sq_entry, rq_entry;
+	bool hooked;
 	int ret;
 
-	d = calloc(1, sizeof(*d));
+	d = pv_pd_alloc_buf(qp->ibv.pd, sizeof(*d), PV_RES_TYPE_QP_DP, &hooked);
 	if (!d)
 		return -ENOMEM;
+	d->hooked = hooked;
 	ret = map_handle(sc, PV_OP_QP_MAP, qp->handle, &resp, &d->map);
 	if (ret < 0)
 		goto err_free;
@@ -193,7 +195,7 @@ int soft_qp_map(struct soft_ctx *sc, struct pv_qp *qp,
 err_unmap:
 	soft_map_release(&d->map);
 err_free:
-	free(d);
+	pv_pd_free_buf(qp->ibv.pd, d, d->hooked, PV_RES_TYPE_QP_DP);
 	return ret;
 }
 
@@ -207,7 +209,7 @@ void soft_qp_unmap(struct pv_qp *qp)
 	soft_map_release(&d->map);
 	pthread_spin_destroy(&d->sq_lock);
 	pthread_spin_destroy(&d->rq_lock);
-	free(d);
+	pv_pd_free_buf(qp->ibv.pd, d, d->hooked, PV_RES_TYPE_QP_DP);
 	qp->priv = NULL;
 }
 

@@ -32,7 +32,8 @@ DPT_PROGS := \
 	dpt_mcast \
 	dpt_rereg \
 	dpt_srq_resize \
-	dpt_mw
+	dpt_mw \
+	dpt_pdomain
 
 # $(call dpt_prog,NAME): $(DPT_DIR)/NAME from NAME.c and the harness.
 define dpt_prog
