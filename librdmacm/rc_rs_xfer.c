@@ -42,9 +42,25 @@ void rc_rs_set_closed(struct rc_rs *rs, int err)
 	if (err && !rs->err)
 		rs->err = err;
 	if (rs->state == RC_RS_CONNECTED) {
+		if (rc_debug())
+			fprintf(stderr, "librdmacm (podverbs): rsocket %d "
+				"(qpn 0x%x): closing (%s)\n", rs->fd,
+				rs->id->qp ? rs->id->qp->qp_num : 0,
+				err ? strerror(err) : "orderly");
 		rs->state = RC_RS_CLOSED;
 		rdma_disconnect(rs->id);	/* QP to ERR: flushes the rest */
 	}
+}
+
+/* Under PODVERBS_DEBUG: which completion ends a connection. */
+static void log_bad_wc(const struct rc_rs *rs, const char *what,
+		       const struct ibv_wc *wc)
+{
+	if (rc_debug() && rs->state == RC_RS_CONNECTED)
+		fprintf(stderr, "librdmacm (podverbs): rsocket %d: %s "
+			"completion 0x%llx: %s (vendor_err %u)\n", rs->fd,
+			what, (unsigned long long)wc->wr_id,
+			ibv_wc_status_str(wc->status), wc->vendor_err);
 }
 
 static void on_recv(struct rc_rs *rs, const struct ibv_wc *wc)
@@ -54,6 +70,7 @@ static void on_recv(struct rc_rs *rs, const struct ibv_wc *wc)
 	int act;
 
 	if (wc->status != IBV_WC_SUCCESS) {
+		log_bad_wc(rs, "receive", wc);
 		if (rs->state == RC_RS_CONNECTED)
 			rc_rs_set_closed(rs, ECONNRESET);
 		return;
@@ -84,8 +101,10 @@ static void on_send(struct rc_rs *rs, const struct ibv_wc *wc)
 	} else {
 		rs->ctrl_max++;
 	}
-	if (wc->status != IBV_WC_SUCCESS && rs->state == RC_RS_CONNECTED)
+	if (wc->status != IBV_WC_SUCCESS && rs->state == RC_RS_CONNECTED) {
+		log_bad_wc(rs, "send", wc);
 		rc_rs_set_closed(rs, ECONNRESET);
+	}
 }
 
 static void poll_cq(struct rc_rs *rs)
@@ -198,8 +217,13 @@ static void sync_cm(struct rc_rs *rs)
 	/* What the peer sent before it went is in the CQ: take it first,
 	 * so an orderly close is seen as one. */
 	poll_cq(rs);
-	if (rs->state == RC_RS_CONNECTED)
+	if (rs->state == RC_RS_CONNECTED) {
+		if (rc_debug())
+			fprintf(stderr, "librdmacm (podverbs): rsocket %d: "
+				"its CM id %s\n", rs->fd,
+				gone ? "was disconnected" : "failed");
 		rc_rs_set_closed(rs, ECONNRESET);
+	}
 }
 
 static long now_ms(void)
