@@ -32,7 +32,11 @@ static void proto_error(struct rc_rs *rs, const char *what, uint32_t v)
 {
 	if (rc_debug())
 		fprintf(stderr, "librdmacm (podverbs): rsocket %d: peer sent "
-			"%s (0x%x); connection reset\n", rs->fd, what, v);
+			"%s (0x%x); connection reset (rx: queued %u, avail "
+			"%u of %u, seq %u; rbuf %u, posted %u)\n", rs->fd,
+			what, v, rs->rx.queued, rs->rx.rbuf_avail,
+			rs->rx.rbuf_size, rs->rx.rseq_no, rs->rbuf_size,
+			(unsigned)rs->posted);
 	rc_rs_set_closed(rs, EPROTO);
 }
 
