@@ -63,9 +63,6 @@ int rc_ds_socket(int domain, int type, int *out)
 
 	if (ret < 0)
 		return ret;
-	/* rdma-core's 128 KiB: a stream's 1 MiB default would post more
-	 * receives here than a datagram rsocket ever had. */
-	rs->sbuf_size = rs->rbuf_size = 1 << 17;
 	ds = calloc(1, sizeof(*ds));
 	if (!ds) {
 		rc_rs_free(rs);

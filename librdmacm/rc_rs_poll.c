@@ -19,10 +19,6 @@
 #include "librdmacm/rc_rs.h"
 
 #define RC_RS_POLL_MAX 65536
-/* How long a round keeps looking before it sleeps (rc_rs_xfer.c's spin,
- * for the same reason: no arm, channel event and wake-up when what is
- * awaited is a few microseconds away). */
-#define RC_RS_POLL_SPIN_NS 50000L
 
 static long now_ms(void)
 {
@@ -30,14 +26,6 @@ static long now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
-
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 /* Fills revents of every entry; the count of ready ones. */
@@ -57,24 +45,6 @@ static int check(struct pollfd *fds, nfds_t n, struct rc_rs **rss)
 		if (fds[i].revents)
 			ready++;
 	}
-	return ready;
-}
-
-/* Looks again for up to RC_RS_POLL_SPIN_NS when the set holds a stream
- * rsocket; the count of ready entries (0: none in the spin). */
-static int spin(struct pollfd *fds, nfds_t n, struct rc_rs **rss)
-{
-	long long end;
-	bool any = false;
-	int ready = 0;
-
-	for (nfds_t i = 0; i < n && !any; i++)
-		any = rss[i] && !rss[i]->ds;
-	if (!any)
-		return 0;
-	end = now_ns() + RC_RS_POLL_SPIN_NS;
-	while (!ready && now_ns() < end)
-		ready = check(fds, n, rss);
 	return ready;
 }
 
@@ -134,9 +104,6 @@ RC_EXPORT int rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 
 		ready = check(fds, nfds, rss);
 		if (ready || !timeout)
-			break;
-		ready = spin(fds, nfds, rss);
-		if (ready)
 			break;
 		if (timeout > 0) {
 			long left = end - now_ms();

@@ -22,17 +22,15 @@ static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rc_rs **table;
 static size_t table_len;
 
-/* rdma-core's defaults (rsocket(7)): 384-deep queues, 64 inline bytes;
- * buffers of 1 MiB each way (rdma-core's 128 KiB, its mem_default, keeps
- * one 64 KiB grant in flight: a software NIC's round trip then bounds a
- * stream; the size is only announced, the peer follows it). */
+/* rdma-core's defaults (rsocket(7)): 384-deep queues, 64 inline bytes,
+ * 128 KiB buffers each way. */
 static void set_defaults(struct rc_rs *rs)
 {
 	rs->sq_size = 384;
 	rs->rq_size = 384;
 	rs->sq_inline = 64;
-	rs->sbuf_size = 1 << 20;
-	rs->rbuf_size = 1 << 20;
+	rs->sbuf_size = 1 << 17;
+	rs->rbuf_size = 1 << 17;
 	rs->linger_off = 0;
 	rs->keepidle = 7200;
 }

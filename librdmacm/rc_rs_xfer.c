@@ -22,11 +22,6 @@
 #define WR_CTRL	(2ull << 32)
 #define WR_RECV	UINT64_MAX
 #define RC_RS_WAIT_SLICE_MS 1000
-/* How long a wait keeps polling the CQ before it arms the channel and
- * sleeps (rsocket(7)'s polling_time idea): a reply or a credit the
- * engine is about to deliver is taken without the arm, the channel
- * event and the wake-up that a sleep costs. */
-#define RC_RS_SPIN_NS 50000L
 
 static void proto_error(struct rc_rs *rs, const char *what, uint32_t v)
 {
@@ -236,28 +231,6 @@ static long now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
-
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* A bounded spin on the CQ (only while connected: nothing else arrives
- * there); true when test passed in it. */
-static bool spin(struct rc_rs *rs, bool (*test)(struct rc_rs *))
-{
-	long long end = now_ns() + RC_RS_SPIN_NS;
-
-	while (rs->cq && rs->state == RC_RS_CONNECTED && now_ns() < end) {
-		rc_rs_progress(rs);
-		if (test(rs))
-			return true;
-	}
-	return false;
 }
 
 /*
@@ -471,8 +444,6 @@ int rc_rs_wait(struct rc_rs *rs, int timeout_ms, bool (*test)(struct rc_rs *))
 			return 0;
 		if (!timeout_ms)
 			return -EAGAIN;
-		if (!rs->ds && !rs->cq_armed && spin(rs, test))
-			return 0;
 		if (timeout_ms > 0) {
 			long left = end - now_ms();
 
