@@ -51,6 +51,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "providers/soft/provider/soft_provider.h"
@@ -223,25 +224,12 @@ static int read_flags(struct soft_vma *v, size_t n)
 #ifdef SOFT_ASAN
 /* The pages moved hold the program's other heap objects too, with the
  * sanitizer's redzones between them: reading them is what moving a page
- * means, so the sanitizer build copies through a bounce buffer with an
- * uninstrumented loop instead of handing the range to pwrite, whose
- * interceptor would report the redzones. */
-#define SOFT_BOUNCE 65536
-__attribute__((no_sanitize_address)) static void raw_copy(char *dst,
-							   const char *src,
-							   size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		((volatile char *)dst)[i] = src[i];
-}
-
+ * means, so the sanitizer build makes the system call itself rather than
+ * through pwrite's interceptor, which would report the redzones.  The
+ * kernel still answers EFAULT for a page that cannot be read. */
 static ssize_t page_pwrite(int fd, const char *src, size_t len, off_t at)
 {
-	static __thread char bounce[SOFT_BOUNCE];
-	size_t n = len < SOFT_BOUNCE ? len : SOFT_BOUNCE;
-
-	raw_copy(bounce, src, n);
-	return pwrite(fd, bounce, n, at);
+	return (ssize_t)syscall(SYS_pwrite64, fd, src, len, at);
 }
 #else
 #define page_pwrite pwrite
