@@ -86,6 +86,13 @@
 	  "before its remote operations are refused")			\
 	X(rguard_rate, 16, 1, 1000000,					\
 	  "of those errors allowed a second once past rguard_burst")	\
+	X(mcast_join_burst, 32, 1, 65536,				\
+	  "multicast groups a device may join on the wire (each a "	\
+	  "socket in its pod and an IGMP/MLD report) before its joins "	\
+	  "are rate-limited")						\
+	X(mcast_join_rate, 4, 1, 1000000,				\
+	  "of those joins allowed a second once past mcast_join_burst; " \
+	  "an attach over the rate fails with EAGAIN")			\
 	X(dp_qp_turn_kb, 1024, 1, 1048576,				\
 	  "data path: KiB one QP moves in its turn (a 64 KiB chunk "	\
 	  "moves whole)")						\

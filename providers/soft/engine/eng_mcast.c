@@ -79,14 +79,17 @@ int eng_mcast_attach(struct eng *e, struct eng_qp *qp, const uint8_t gid[16],
 	*why = "device's attachments full";
 	if (count(NULL, dev, NULL, &at) >= ENG_MCAST_PER_DEV)
 		return -ENOMEM;
+	/* The device's first member: the group on the wire too.  Only its
+	 * rate limit fails the attach; any other failure there leaves this
+	 * node's delivery working (eng_net_mcast.c). */
+	*why = "device's wire joins over mcast_join_rate";
+	if (dev_in_group == 0 && dev &&
+	    eng_net_mcast_join(e, dev, gid) == -EAGAIN)
+		return -EAGAIN;
 	table[nused].qp = qp;
 	memcpy(table[nused].gid, gid, 16);
 	nused++;
 	eng_stat_inc(mcast_attaches);
-	/* The device's first member: the group on the wire too (a failure
-	 * there leaves this node's delivery working; eng_net_mcast.c). */
-	if (dev_in_group == 0 && dev)
-		(void)eng_net_mcast_join(e, dev, gid);
 	return 0;
 }
 

@@ -118,7 +118,8 @@ void eng_net_dev_fini(struct eng *e, struct eng_dev *d);
  * leaves (eng_mcast.c calls both).  join: 0 (also when joined already),
  * or -errno when the group is not on the wire for d (no interface or
  * socket of that family, bounds, the kernel's refusal: counted, logged);
- * leave of a group not joined is a no-op. */
+ * -EAGAIN when d's joins are over their rate (mcast_join_burst/_rate),
+ * which the attach reports; leave of a group not joined is a no-op. */
 int eng_net_mcast_join(struct eng *e, struct eng_dev *d, const uint8_t gid[16]);
 void eng_net_mcast_leave(struct eng *e, struct eng_dev *d,
 			 const uint8_t gid[16]);

@@ -8,6 +8,7 @@
 
 #include "providers/soft/engine/eng.h"
 #include "providers/soft/engine/eng_net.h"
+#include "providers/soft/engine/eng_tbucket.h"
 
 /* A queued packet: its copied header and trailer, the payload iovecs. */
 struct eng_net_qent {
@@ -60,6 +61,9 @@ struct eng_net_dev {
 	struct eng_net_sock s4, s6;
 	struct eng_net_msock *mc[ENG_NET_MCAST_PER_DEV];
 	uint32_t nmc;
+	struct eng_tbucket joins;	/* mcast_join_burst / _rate */
+	bool joins_warned;
+	uint64_t joins_warn_ns;		/* last throttle warning */
 };
 
 /* The engine's buffers, shared by every socket (one loop thread), made

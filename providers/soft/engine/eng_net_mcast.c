@@ -19,17 +19,29 @@
  * group's datagrams from this node (as before the wire existed); it is
  * counted (net_mcast_join_errors) and logged once per device and group.
  * Bounds: ENG_NET_MCAST_PER_DEV groups per device on the wire (each a
- * socket); attachments are bounded by eng_mcast.h.
+ * socket); attachments are bounded by eng_mcast.h.  A join costs the
+ * engine's loop a socket made in the pod's namespace and the pod network
+ * an IGMP/MLD report, so a pod attaching and detaching in a loop must not
+ * make one per request: a device's joins come from a token bucket
+ * (mcast_join_burst, then mcast_join_rate a second, eng_limits.h).  Over
+ * it the join is refused with -EAGAIN, which fails the attach (the
+ * application can retry; a silent local-only member would miss the other
+ * nodes' datagrams), counted (net_mcast_join_throttled) and logged at
+ * most once a second per device.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "netns/netns.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_net_int.h"
+#include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_stats.h"
+
+#define WARN_EVERY_NS	1000000000ull
 
 static bool gid_v4(const uint8_t *g)
 {
@@ -91,6 +103,36 @@ static void join_failed(struct eng_dev *d, const uint8_t *gid, int err,
 		 txt, what, strerror(-err));
 }
 
+/* Takes one of the device's joins, or refuses (-EAGAIN). */
+static int join_admit(struct eng_dev *d, struct eng_net_dev *n,
+		      const uint8_t *gid)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (eng_tbucket_take(&n->joins, now, (uint32_t)eng_lim.mcast_join_burst,
+			     (uint32_t)eng_lim.mcast_join_rate))
+		return 0;
+	eng_stat_inc(net_mcast_join_throttled);
+	if (!n->joins_warned || now - n->joins_warn_ns >= WARN_EVERY_NS) {
+		struct netns_gid g;
+		char txt[40];
+
+		memcpy(g.raw, gid, 16);
+		netns_gid_format(&g, txt);
+		eng_warn("device %s (%u): join of group %s refused: more than "
+			 "%llu joins, then %llu a second (mcast_join_burst, "
+			 "mcast_join_rate)", d->name, d->id, txt,
+			 (unsigned long long)eng_lim.mcast_join_burst,
+			 (unsigned long long)eng_lim.mcast_join_rate);
+		n->joins_warned = true;
+		n->joins_warn_ns = now;
+	}
+	return -EAGAIN;
+}
+
 static int msock_open(struct eng *e, struct eng_dev *d,
 		      struct eng_net_msock *m, const struct eng_net_sock *uni)
 {
@@ -145,6 +187,8 @@ int eng_net_mcast_join(struct eng *e, struct eng_dev *d, const uint8_t gid[16])
 		join_failed(d, gid, -ENOSPC, "device's wire groups full");
 		return -ENOSPC;
 	}
+	if (join_admit(d, n, gid) < 0)
+		return -EAGAIN;
 	m = calloc(1, sizeof(*m));
 	if (!m) {
 		join_failed(d, gid, -ENOMEM, "memory");

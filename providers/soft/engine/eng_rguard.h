@@ -18,14 +18,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "providers/soft/engine/eng_tbucket.h"
+
 #define ENG_RGUARD_WARN_NS	1000000000ull	/* one warning a second */
 
 struct eng_rguard {
 	/* As the source of remote operations. */
-	bool primed;			/* tokens valid (first error seen) */
+	struct eng_tbucket b;		/* primed by the first error */
 	bool limited;			/* bucket empty: refusing */
-	uint32_t tokens;
-	uint64_t refill_ns;		/* last refill (CLOCK_MONOTONIC) */
 	uint64_t caused;		/* errors its QPs caused */
 	uint64_t refused;		/* operations refused while limited */
 	uint64_t warn_ns;		/* last warning */
@@ -35,7 +35,7 @@ struct eng_rguard {
 	uint64_t qkey_warn_ns;
 };
 
-/* Adds the tokens earned since refill_ns (up to the burst); pure. */
+/* Adds the tokens earned since the last refill (up to the burst). */
 void eng_rguard_refill(struct eng_rguard *g, uint64_t now_ns);
 /* One more error at now_ns; true when it emptied the bucket. */
 bool eng_rguard_charge(struct eng_rguard *g, uint64_t now_ns);

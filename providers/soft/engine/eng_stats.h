@@ -175,6 +175,7 @@
 	X(net_mcast_joins)		\
 	X(net_mcast_leaves)		\
 	X(net_mcast_join_errors)	\
+	X(net_mcast_join_throttled)	\
 	X(cm_mcast_joins)		\
 	X(mr_rereg)			\
 	X(srq_resized)			\

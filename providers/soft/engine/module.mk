@@ -72,6 +72,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_mr_report.c \
 	providers/soft/engine/eng_mw.c \
 	providers/soft/engine/eng_rguard.c \
+	providers/soft/engine/eng_tbucket.c \
 	providers/soft/engine/eng_dp_rguard.c \
 	providers/soft/engine/eng_dp_budget.c \
 	providers/soft/engine/eng_wire_crc32.c \
@@ -142,6 +143,7 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_keytab.h \
 	providers/soft/engine/eng_mrkey.h \
 	providers/soft/engine/eng_rguard.h \
+	providers/soft/engine/eng_tbucket.h \
 	providers/soft/engine/eng_dp_budget.h \
 	providers/soft/engine/eng_dp_settle.h \
 	providers/soft/engine/eng_dp_rguard.h \
@@ -167,7 +169,7 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_metrics.h \
 	providers/soft/engine/eng_prom_fmt.h
 
-$(eval $(call unit_test,test_eng_pure,tests/unit/engine/test_eng_pure.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_handles.o eng_idtab.o eng_limits.o eng_port.o eng_csprng.o eng_keytab.o eng_rguard.o eng_dp_budget.o eng_mrkey.o),))
+$(eval $(call unit_test,test_eng_pure,tests/unit/engine/test_eng_pure.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_handles.o eng_idtab.o eng_limits.o eng_port.o eng_csprng.o eng_keytab.o eng_rguard.o eng_tbucket.o eng_dp_budget.o eng_mrkey.o),))
 $(eval $(call unit_test,test_eng_dispatch,tests/unit/engine/test_eng_dispatch.c,$(ENG_DEPS),$(NETNS_LIBS)))
 
 # Test helper for tests/integration/engine_*.sh.

@@ -9,7 +9,8 @@
  * per QP than ENG_MCAST_PER_QP.  Then A sends SENDS datagrams to G1
  * (QPN 0xFFFFFF): M receives each with G1 as the GRH's destination, N and
  * O none, A's own unattached QP none.  B detaches M and A sends once more:
- * nothing arrives.
+ * nothing arrives.  Last, A attaches and detaches new groups in a loop
+ * until its engine refuses the wire joins (EAGAIN).
  *
  * With the argument "cross" (A and B on two nodes' engines): groups are
  * an engine's (eng_mcast.h: IP multicast on the wire is not there yet),
@@ -127,6 +128,34 @@ static void send_group(struct dpt_side *s, struct ibv_qp *qp,
 	}
 }
 
+/* A pod that attaches and detaches new groups in a loop makes its engine
+ * join each on the wire (a socket in the pod, an IGMP report): past
+ * mcast_join_burst joins (32) and their rate (4 a second) the attach
+ * fails with EAGAIN, and the refused group is not attached. */
+static void churn(struct dpt_side *s, struct ibv_cq *cq)
+{
+	struct ibv_qp *q = ud_qp(s, cq);
+	int ok = 0, ret = 0;
+	union ibv_gid g;
+
+	for (int i = 0; i < 200; i++) {
+		group(&g, (uint8_t)i);
+		g.raw[13] = 77;
+		ret = ibv_attach_mcast(q, &g, 0);
+		if (ret == EAGAIN)
+			break;
+		CHECK(ret == 0, "churn attach %d: %s", i, strerror(ret));
+		ok++;
+		CHECK(ibv_detach_mcast(q, &g, 0) == 0, "churn detach %d", i);
+	}
+	CHECK(ret == EAGAIN, "200 attach/detach rounds of new groups were "
+	      "never refused (no rate limit on wire joins)");
+	CHECK(ibv_detach_mcast(q, &g, 0) == EINVAL,
+	      "the refused group was attached anyway");
+	dpt_log(s, "churn: %d new groups joined, then EAGAIN", ok);
+	CHECK(ibv_destroy_qp(q) == 0, "ibv_destroy_qp");
+}
+
 static int side_a(struct dpt_side *s)
 {
 	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
@@ -154,6 +183,7 @@ static int side_a(struct dpt_side *s)
 	dpt_sync(s);
 	send_group(s, qa, cq, ah, 1);
 	dpt_sync(s);			/* B: nothing after the detach */
+	churn(s, cq);
 	return 0;
 }
 

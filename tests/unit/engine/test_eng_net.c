@@ -6,7 +6,7 @@
  * driven by the kernel: receive (runts, oversized, the per-turn budget,
  * source/destination/TTL of each packet) and send (batched until the
  * flush, header + payload + trailer bytes, TOS and TTL per packet, the
- * queue bound).
+ * queue bound), and its multicast joins' rate limit.
  */
 #include <errno.h>
 #include <net/if.h>
@@ -447,6 +447,56 @@ static void send_eagain(void **state)
 	assert_true(eng_stats[ENG_STAT_net_tx_pkts] > pkts);
 }
 
+static void v4group(uint8_t g[16], uint8_t last)
+{
+	static const uint8_t base[16] = { [10] = 0xff, [11] = 0xff,
+					  [12] = 239, [13] = 9, [14] = 9 };
+
+	memcpy(g, base, 16);
+	g[15] = last;
+}
+
+/* A device's wire joins: mcast_join_burst of them, then -EAGAIN (counted)
+ * until mcast_join_rate gives one back; a group joined already costs
+ * nothing, and a leave gives no join back. */
+static void mcast_join_rate(void **state)
+{
+	uint64_t burst = eng_lim.mcast_join_burst, rate = eng_lim.mcast_join_rate;
+	uint64_t joins = eng_stats[ENG_STAT_net_mcast_joins];
+	uint64_t thr = eng_stats[ENG_STAT_net_mcast_join_throttled];
+	struct fx *f = *state;
+	uint8_t g[16];
+
+	if (!f)
+		skip();
+	eng_lim.mcast_join_burst = 3;
+	eng_lim.mcast_join_rate = 1;
+	for (uint8_t i = 1; i <= 3; i++) {
+		v4group(g, i);
+		assert_int_equal(eng_net_mcast_join(&f->e, f->d, g), 0);
+	}
+	assert_int_equal(eng_stats[ENG_STAT_net_mcast_joins], joins + 3);
+	v4group(g, 4);
+	assert_int_equal(eng_net_mcast_join(&f->e, f->d, g), -EAGAIN);
+	assert_int_equal(eng_stats[ENG_STAT_net_mcast_join_throttled], thr + 1);
+	v4group(g, 2);
+	assert_int_equal(eng_net_mcast_join(&f->e, f->d, g), 0);
+	eng_net_mcast_leave(&f->e, f->d, g);
+	assert_int_equal(eng_net_mcast_join(&f->e, f->d, g), -EAGAIN);
+	assert_int_equal(eng_stats[ENG_STAT_net_mcast_join_throttled], thr + 2);
+	assert_int_equal(eng_stats[ENG_STAT_net_mcast_joins], joins + 3);
+	assert_int_equal(f->d->net->nmc, 2);
+	/* A second later the bucket has one join again. */
+	f->d->net->joins.refill_ns -= 1000000000ull;
+	assert_int_equal(eng_net_mcast_join(&f->e, f->d, g), 0);
+	assert_int_equal(eng_net_mcast_join(&f->e, f->d, g), 0); /* joined */
+	v4group(g, 5);
+	assert_int_equal(eng_net_mcast_join(&f->e, f->d, g), -EAGAIN);
+	assert_int_equal(f->d->net->nmc, 3);
+	eng_lim.mcast_join_burst = burst;
+	eng_lim.mcast_join_rate = rate;
+}
+
 static void removed(void **state)
 {
 	struct fx *f = *state;
@@ -474,6 +524,7 @@ int main(void)
 		cmocka_unit_test(send_batched),
 		cmocka_unit_test(send_gso),
 		cmocka_unit_test(send_eagain),
+		cmocka_unit_test(mcast_join_rate),
 		cmocka_unit_test(removed),
 	};
 	int r = cmocka_run_group_tests(pure, NULL, NULL);

@@ -351,11 +351,11 @@ static void check_rguard(uint32_t burst, uint32_t rate)
 	assert_true(eng_rguard_charge(&g, t + 1000000000ull / rate));
 	/* A long quiet spell refills only up to the burst. */
 	eng_rguard_refill(&g, t + 3600000000000ull);
-	assert_int_equal(g.tokens, burst);
+	assert_int_equal(g.b.tokens, burst);
 	/* Nor does a year at the highest rate overflow the arithmetic. */
-	g.tokens = 0;
+	g.b.tokens = 0;
 	eng_rguard_refill(&g, t + 3600000000000ull * 24 * 365);
-	assert_int_equal(g.tokens, burst);
+	assert_int_equal(g.b.tokens, burst);
 }
 
 static void test_eng_rguard__burst_then_rate(void **state)
