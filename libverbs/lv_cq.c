@@ -3,7 +3,10 @@
  * Completion queues and completion channels.  A completion event names the
  * CQ by the provider's handle; the context's handle table turns it back
  * into the app's ibv_cq.  ibv_destroy_cq waits until every event handed
- * out for the CQ has been acknowledged (ibv_get_cq_event(3)).
+ * out for the CQ has been acknowledged (ibv_get_cq_event(3)).  An
+ * extended CQ may name a parent domain (IBV_CQ_INIT_ATTR_MASK_PD): the
+ * provider takes its bookkeeping from the domain's allocator hooks, and
+ * the domain counts the CQ as a user until it is destroyed.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +94,8 @@ static struct pv_cq *cq_create(struct pv_context *ctx, int cqe,
 		cq->wc_flags = ex->wc_flags;
 		if (ex->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS)
 			cq->create_flags = ex->flags;
+		if (ex->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD)
+			cq->pd = ex->parent_domain;
 	}
 	cq->ibv.context = &ctx->vctx.context;
 	cq->ibv.channel = channel;
@@ -105,6 +110,8 @@ static struct pv_cq *cq_create(struct pv_context *ctx, int cqe,
 	if (ret < 0)
 		goto err_destroy_cq;
 	channel_ref(ctx, channel, 1);
+	if (cq->pd)
+		atomic_fetch_add(&((struct pv_pd *)cq->pd)->users, 1);
 	return cq;
 
 err_destroy_cq:
@@ -142,6 +149,7 @@ struct ibv_cq_ex *lv_create_cq_ex(struct ibv_context *c,
 {
 	const uint32_t known = IBV_CQ_INIT_ATTR_MASK_FLAGS |
 			       IBV_CQ_INIT_ATTR_MASK_PD;
+	struct pv_pd *pdom;
 	struct pv_cq *cq;
 	int err;
 
@@ -149,10 +157,15 @@ struct ibv_cq_ex *lv_create_cq_ex(struct ibv_context *c,
 		return lv_null_errno(-EINVAL);
 	if (attr->comp_mask & ~known)
 		return lv_null_errno(-EINVAL);
-	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) ||
-	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
-	     (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED)))
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	    (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED))
 		return lv_null_errno(-EOPNOTSUPP);
+	/* Only a parent domain of this context: a plain PD has no hooks
+	 * to give, and none of another context's may be used. */
+	pdom = (struct pv_pd *)attr->parent_domain;
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	    (!pdom || !pdom->inner || pdom->ibv.context != c))
+		return lv_null_errno(-EINVAL);
 	if (attr->channel && attr->channel->context != c)
 		return lv_null_errno(-EINVAL);
 	cq = cq_create(pv_ctx(c), (int)attr->cqe, attr->cq_context,
@@ -204,6 +217,8 @@ LV_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 	asyncs = pcq->async_delivered;
 	pthread_mutex_unlock(&ctx->obj_lock);
 	channel_ref(ctx, channel, -1);
+	if (pcq->pd)
+		atomic_fetch_sub(&((struct pv_pd *)pcq->pd)->users, 1);
 
 	pthread_mutex_lock(&cq->mutex);
 	while (cq->comp_events_completed != comps ||

@@ -107,6 +107,7 @@ struct pv_pd {
 
 /* Resource types a parent domain's alloc/free hooks are called with. */
 #define PV_RES_TYPE_QP_DP 1	/* soft QP's data-path bookkeeping */
+#define PV_RES_TYPE_CQ_DP 2	/* soft CQ's data-path bookkeeping */
 
 /* A provider-side buffer for an object of pd: from the parent domain's
  * alloc hook when it has one (unless it says IBV_ALLOCATOR_USE_DEFAULT),
@@ -171,6 +172,9 @@ struct pv_cq {
 	 * installs its own start_poll/next_poll/end_poll and readers). */
 	uint64_t wc_flags;
 	uint32_t create_flags;		/* enum ibv_create_cq_attr_flags */
+	/* IBV_CQ_INIT_ATTR_MASK_PD: the parent domain whose hooks give the
+	 * provider's bookkeeping (it outlives the CQ); else NULL. */
+	struct ibv_pd *pd;
 	/* Events handed to the app, under the context's obj_lock; destroy
 	 * waits until the app has acked as many (ibv_destroy_cq(3)). */
 	uint32_t comp_delivered;

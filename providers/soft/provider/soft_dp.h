@@ -72,6 +72,7 @@ struct soft_cq_dp {
 	struct soft_ring ring;
 	pthread_spinlock_t lock;
 	bool single_threaded;		/* IBV_CREATE_CQ_ATTR_SINGLE_THREADED */
+	bool hooked;			/* from its parent domain's hook */
 	uint32_t empty_polls;		/* in a row, under lock */
 	struct pv_cqe cur;		/* extended polling: the current CQE */
 };

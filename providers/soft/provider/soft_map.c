@@ -231,14 +231,17 @@ static int cq_attach(struct soft_ctx *sc, struct pv_cq *cq,
 
 int soft_cq_map(struct soft_ctx *sc, struct pv_cq *cq)
 {
-	struct soft_cq_dp *d = calloc(1, sizeof(*d));
+	struct soft_cq_dp *d;
+	bool hooked;
 	int ret;
 
+	d = pv_pd_alloc_buf(cq->pd, sizeof(*d), PV_RES_TYPE_CQ_DP, &hooked);
 	if (!d)
 		return -ENOMEM;
+	d->hooked = hooked;
 	ret = cq_attach(sc, cq, &d->map, &d->ring);
 	if (ret < 0) {
-		free(d);
+		pv_pd_free_buf(cq->pd, d, hooked, PV_RES_TYPE_CQ_DP);
 		return ret;
 	}
 	pthread_spin_init(&d->lock, PTHREAD_PROCESS_PRIVATE);
@@ -282,7 +285,7 @@ void soft_cq_unmap(struct pv_cq *cq)
 	soft_death_untrack_cq(soft_ctx_of(pv_ctx(cq->ibv.context)), cq);
 	soft_map_release(&d->map);
 	pthread_spin_destroy(&d->lock);
-	free(d);
+	pv_pd_free_buf(cq->pd, d, d->hooked, PV_RES_TYPE_CQ_DP);
 	cq->priv = NULL;
 }
 

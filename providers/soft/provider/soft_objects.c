@@ -198,9 +198,13 @@ int soft_create_cq(struct pv_context *ctx, struct pv_cq *cq, int cqe,
 	}
 	if (cq->is_ex) {
 		struct soft_cq_dp *d = cq->priv;
+		const struct pv_pd *pdom = (const struct pv_pd *)cq->pd;
 
-		d->single_threaded = cq->create_flags &
-				     IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
+		/* A parent domain with a thread domain promises one thread,
+		 * as the flag does. */
+		d->single_threaded = (cq->create_flags &
+				      IBV_CREATE_CQ_ATTR_SINGLE_THREADED) ||
+				     (pdom && pdom->td);
 		soft_cq_ex_install(cq);
 	}
 	return 0;

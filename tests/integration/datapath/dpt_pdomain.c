@@ -2,18 +2,21 @@
 /*
  * Thread domains and parent domains between two pods.  Each side makes a
  * TD and a parent domain over its PD with that TD, a pd_context and
- * allocator hooks, and builds its CQ, RC QP and MR from the parent
- * domain.  Checked:
+ * allocator hooks, and builds its CQ (ibv_create_cq_ex with
+ * IBV_CQ_INIT_ATTR_MASK_PD), RC QP and MR from the parent domain.
+ * Checked:
  *  - unknown comp_mask bits (ibv_alloc_td, ibv_alloc_parent_domain), no
  *    PD, a parent domain as the PD, one allocator hook alone: EINVAL;
- *  - the QP's provider-side bookkeeping comes from the alloc hook, called
- *    with our pd_context, and goes back through the free hook;
+ *  - the CQ's and the QP's provider-side bookkeeping come from the alloc
+ *    hook (one call each, of two resource types), called with our
+ *    pd_context, and go back through the free hook at their destroy;
+ *  - a CQ asking for a plain PD or none as its parent domain: EINVAL;
  *  - the MR made through the parent domain names it as its pd;
  *  - ibv_dealloc_pd on the PD and ibv_dealloc_td on the TD while the
  *    parent domain holds them: EBUSY, and both still work afterwards;
  *  - A WRITEs a pattern into B's buffer and SENDs one after it over the
  *    parent domain's QP; B finds both intact;
- *  - the parent domain while its QP exists: EBUSY;
+ *  - the parent domain while its QP, then its CQ, exists: EBUSY;
  *  - after the parent domain is gone, the TD and the PD go cleanly.
  */
 #include "dpt.h"
@@ -26,10 +29,14 @@
 #define SEED 0x5eedu
 
 /* What the allocator hooks saw: calls with our pd_context, calls with
- * any other, and the buffer last handed out (freed must match it). */
+ * any other, and the buffers handed out and not yet freed (a free must
+ * name one of them, with the type it was allocated for). */
+#define LIVE_MAX 8
 struct hooks {
 	int allocs, frees, wrong;
-	void *last;
+	int nlive;
+	void *live[LIVE_MAX];
+	uint64_t type[LIVE_MAX];
 };
 
 static struct hooks hooks;
@@ -41,22 +48,32 @@ static void *hook_alloc(struct ibv_pd *pd, void *pd_context, size_t size,
 
 	if (pd_context != &hooks || !pd)
 		hooks.wrong++;
-	if (posix_memalign(&p, alignment < 8 ? 8 : alignment, size))
+	if (hooks.nlive == LIVE_MAX ||
+	    posix_memalign(&p, alignment < 8 ? 8 : alignment, size))
 		return NULL;
 	hooks.allocs++;
-	hooks.last = p;
-	(void)resource_type;
+	hooks.live[hooks.nlive] = p;
+	hooks.type[hooks.nlive++] = resource_type;
 	return p;
 }
 
 static void hook_free(struct ibv_pd *pd, void *pd_context, void *ptr,
 		      uint64_t resource_type)
 {
-	if (pd_context != &hooks || ptr != hooks.last)
+	int i = 0;
+
+	while (i < hooks.nlive && hooks.live[i] != ptr)
+		i++;
+	if (pd_context != &hooks || i == hooks.nlive ||
+	    hooks.type[i] != resource_type)
 		hooks.wrong++;
+	if (i < hooks.nlive) {
+		hooks.live[i] = hooks.live[--hooks.nlive];
+		hooks.type[i] = hooks.type[hooks.nlive];
+	}
 	hooks.frees++;
 	free(ptr);
-	(void)pd; (void)resource_type;
+	(void)pd;
 }
 
 struct ends {
@@ -69,6 +86,18 @@ struct ends {
 	char *buf;
 	struct dpt_conn peer;
 };
+
+/* An extended CQ whose bookkeeping comes from parent domain pd. */
+static struct ibv_cq *cq_on(struct dpt_side *s, struct ibv_pd *pd)
+{
+	struct ibv_cq_init_attr_ex a = {
+		.cqe = 64, .comp_mask = IBV_CQ_INIT_ATTR_MASK_PD,
+		.wc_flags = IBV_WC_STANDARD_FLAGS, .parent_domain = pd,
+	};
+	struct ibv_cq_ex *x = ibv_create_cq_ex(s->ctx, &a);
+
+	return x ? ibv_cq_ex_to_cq(x) : NULL;
+}
 
 static void bad_args(struct dpt_side *s, struct ends *e)
 {
@@ -97,6 +126,13 @@ static void bad_args(struct dpt_side *s, struct ends *e)
 	errno = 0;
 	CHECK(!ibv_alloc_parent_domain(s->ctx, &pa) && errno == EINVAL,
 	      "alloc hook without free hook: errno %d", errno);
+	errno = 0;
+	CHECK(!cq_on(s, e->real) && errno == EINVAL,
+	      "CQ with a plain PD as its parent domain: errno %d", errno);
+	errno = 0;
+	CHECK(!cq_on(s, NULL) && errno == EINVAL,
+	      "CQ with IBV_CQ_INIT_ATTR_MASK_PD and no parent domain: errno %d",
+	      errno);
 }
 
 static void setup(struct dpt_side *s, struct ends *e)
@@ -125,11 +161,17 @@ static void setup(struct dpt_side *s, struct ends *e)
 	      "dealloc_td under a parent domain is not EBUSY");
 
 	s->pd = e->pdom;
-	e->cq = dpt_cq(s, 64, NULL);
-	e->qp = dpt_qp(s, IBV_QPT_RC, e->cq, NULL, NULL, 1);
+	e->cq = cq_on(s, e->pdom);
+	CHECK(e->cq, "ibv_create_cq_ex on the parent domain: errno %d", errno);
 	CHECK(hooks.allocs == 1 && !hooks.wrong,
+	      "CQ create: %d hook allocs, %d with a wrong pd_context",
+	      hooks.allocs, hooks.wrong);
+	e->qp = dpt_qp(s, IBV_QPT_RC, e->cq, NULL, NULL, 1);
+	CHECK(hooks.allocs == 2 && !hooks.wrong,
 	      "QP create: %d hook allocs, %d with a wrong pd_context",
 	      hooks.allocs, hooks.wrong);
+	CHECK(hooks.type[0] != hooks.type[1],
+	      "CQ and QP bookkeeping with one resource type");
 	CHECK(e->qp->pd == e->pdom, "QP's pd is not the parent domain");
 	e->buf = dpt_buf(LEN);
 	e->mr = dpt_mr(s, e->buf, LEN, DPT_ACCESS_ALL);
@@ -146,7 +188,12 @@ static void teardown(struct dpt_side *s, struct ends *e)
 	CHECK(ibv_destroy_qp(e->qp) == 0, "destroy_qp");
 	CHECK(hooks.frees == 1 && !hooks.wrong,
 	      "QP destroy: %d hook frees, %d wrong", hooks.frees, hooks.wrong);
+	CHECK(ibv_dealloc_pd(e->pdom) == EBUSY,
+	      "dealloc of a parent domain with a CQ is not EBUSY");
 	CHECK(ibv_destroy_cq(e->cq) == 0, "destroy_cq");
+	CHECK(hooks.frees == 2 && !hooks.wrong && hooks.nlive == 0,
+	      "CQ destroy: %d hook frees, %d wrong, %d left", hooks.frees,
+	      hooks.wrong, hooks.nlive);
 	CHECK(ibv_dereg_mr(e->mr) == 0, "dereg_mr");
 	CHECK(ibv_dealloc_pd(e->pdom) == 0, "dealloc parent domain: %d",
 	      errno);
