@@ -108,7 +108,9 @@ capture_summary() {
 				if (o == 101) return "UD SEND_ONLY_IMM"
 				return (t == 0 ? "RC " : t == 1 ? "UC " : "") ((k + 1) in n ? n[k + 1] : "")
 			}'
-		/usr/bin/python3 "$PV_ROOT/tests/lib/roce_check.py" --min 1 "$1" | tail -3
+		/usr/bin/python3 "$PV_ROOT/tests/lib/roce_check.py" --min 1 "$1" \
+			>"$TMP/roce_check.out" 2>&1 || must roce-check
+		tail -3 "$TMP/roce_check.out"
 	else
 		echo "  no RoCEv2 packet crossed the wire: this engine does not carry that traffic between nodes yet"
 	fi
