@@ -12,6 +12,8 @@
 # squatter.  b's address goes away for a while (a picks the GID up) and the
 # engine restarts meanwhile: when the address is back, b's claim must
 # still beat the squatter, so the state file has to keep the claims.
+# Last, a device without a claim (d) whose address moves after its add:
+# the state must hold its new GID, or a restart hands it to a squatter.
 . "$PV_ROOT/tests/lib/topo.sh"
 
 topo_init
@@ -90,4 +92,30 @@ fi
 has_gid a && fail "after a restart the squatter a still has b's GID"
 grep -q '"claims"' "$STATE_FILE" || fail "no claims in the state file"
 echo "ok: after a restart b's claim (kept in the state file) beats the squatter again"
+
+# d's address moves after its device was added (no claim): the state must
+# hold the GID d has now, or a restart hands it to the squatter c.
+topo_ns c
+topo_ns d
+topo_veth c d 10.81.0.1/24 10.81.0.2/24 eth0 eth0
+D_GID=0000:0000:0000:0000:0000:ffff:0a52:0003
+d_has() { gids_of "$1" | grep -q "$D_GID"; }
+pvctl dev add --netns "$(topo_path c)" --ifname eth0 --name rdma0 >/dev/null ||
+	fail "dev add c"
+pvctl dev add --netns "$(topo_path d)" --ifname eth0 --name rdma0 >/dev/null ||
+	fail "dev add d"
+topo_ip d addr add 10.82.0.3/24 dev eth0 || fail "d's new address"
+topo_ip d addr del 10.81.0.2/24 dev eth0 || fail "d's old address away"
+wait_until 5 d_has d || fail "d's table did not follow its address: $(gids_of d)"
+conflicts=$(pvctl stats | awk '$1 == "gid_conflicts" { print $2 }')
+topo_ip c addr add 10.82.0.3/32 dev eth0 || fail "squat d's new address in c"
+wait_until 5 sh -c "[ \$('$PV_BUILD/bin/pvctl' --socket '$ENGINE_SOCK' stats | awk '\$1 == \"gid_conflicts\" { print \$2 }') -gt $conflicts ]" ||
+	fail "no GID conflict counted for c"
+d_has c && fail "the squatter c got d's GID before any restart"
+kill_and_restart
+echo "after the restart: c: $(gids_of c)"
+echo "                   d: $(gids_of d)"
+d_has d || fail "after a restart d lost the GID it moved to (the state held its old one)"
+d_has c && fail "after a restart the squatter c has d's GID"
+echo "ok: a device whose address moved after its add keeps its new GID across a restart"
 echo PASS

@@ -109,6 +109,9 @@ struct eng_dev {
 	/* The pod, as the CNI named it at ADM_DEV_ADD ("" if not). */
 	char pod_ns[PV_POD_NS_MAX];
 	char pod_name[PV_POD_NAME_MAX];
+	/* Its entry is in the state (added by request or restored): a
+	 * change of its GID table is recorded too (eng_device.c). */
+	bool recorded;
 };
 
 struct eng_conn {
@@ -174,7 +177,8 @@ struct eng {
 	struct eng_state *state;	/* eng_state.h; NULL: none kept */
 	/* Called after the device set changed by request: added (or NULL)
 	 * was added, else the device removed_id was deleted (eng_state.c
-	 * records the change). */
+	 * records the change); also with a recorded device whose GID table
+	 * changed, whose entry the new one replaces (same id). */
 	void (*devs_changed)(struct eng *e, const struct eng_dev *added,
 			     uint32_t removed_id);
 	/* Closes a connection that did not prove its namespace in time

@@ -58,6 +58,7 @@ int eng_op_adm_dev_add(struct eng_req *r)
 		return ret;
 	memcpy(d->pod_ns, pod.ns, sizeof(d->pod_ns));
 	memcpy(d->pod_name, pod.name, sizeof(d->pod_name));
+	d->recorded = true;
 	if (r->e->devs_changed)
 		r->e->devs_changed(r->e, d, 0);
 	eng_dev_info(d, r->out);

@@ -311,6 +311,9 @@ static void gids_rebuild(struct eng *e, struct eng_dev *d, bool may_reclaim)
 	eng_info("device %s (%u): GID table now has %u entries", d->name,
 		 d->id, cl.count);
 	eng_event_push_dev(e, d, IBV_EVENT_GID_CHANGE, PV_OBJ_PORT, 1);
+	/* The GIDs a restart holds for d are the ones it has now. */
+	if (d->recorded && e->devs_changed)
+		e->devs_changed(e, d, 0);
 	if (d->claim_count)
 		gids_evict(e, d);
 	if (released && may_reclaim)

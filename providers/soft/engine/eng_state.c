@@ -420,6 +420,7 @@ static enum restored restore_one(struct eng *e, const char *path,
 	if (ret == 0) {
 		memcpy(dev->pod_ns, d->pod_ns, sizeof(dev->pod_ns));
 		memcpy(dev->pod_name, d->pod_name, sizeof(dev->pod_name));
+		dev->recorded = true;
 		eng_info("state %s: device %s (%u) restored on %s in %s",
 			 path, dev->name, dev->id, dev->ifname, label);
 		return RESTORED;

@@ -5,7 +5,9 @@
  * same id, name, node GUID and P_Key, so applications can reopen it and
  * the CNI plugin's DEL still finds it (by id, name, ifname and netns).
  *
- * Each change of the device set (ADM_DEV_ADD, ADM_DEV_DEL) is appended
+ * Each change of the device set (ADM_DEV_ADD, ADM_DEV_DEL), and each
+ * change of a recorded device's GID table (the GIDs a restart holds for
+ * it; the entry again, which replaces the old one), is appended
  * to a journal beside it (PATH.journal, one JSON line per change, then
  * fdatasync) before the request is answered, so a change costs the same
  * whatever the number of devices.  Once the journal holds as many lines
