@@ -7,7 +7,7 @@
  * with it unchanged and the engine sees the real PD.  The PD and the TD
  * count the parent domains on them: deallocating either while one is
  * left fails with EBUSY, as rdma-core does; a parent domain counts its
- * QPs and CQs the same way (their destroy may call its free hook).
+ * QPs, CQs and SRQs the same way (their destroy may call its free hook).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -84,7 +84,7 @@ struct ibv_pd *lv_alloc_parent_domain(struct ibv_context *context,
 int lv_dealloc_parent_domain(struct pv_pd *pd)
 {
 	if (atomic_load(&pd->users))
-		return lv_errno(-EBUSY);	/* QPs or CQs made from it remain */
+		return lv_errno(-EBUSY);	/* QPs, CQs or SRQs made from it */
 	atomic_fetch_sub(&pd->inner->users, 1);
 	if (pd->td)
 		atomic_fetch_sub(&pd->td->users, 1);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared receive queues (basic type only). */
+/* Shared receive queues (basic type only).  One made on a parent domain
+ * takes its provider bookkeeping from the domain's hooks, and the domain
+ * counts it until it is destroyed (dealloc meanwhile: EBUSY). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +37,8 @@ LV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	ret = lv_ctx_track(ctx, PV_KIND_SRQ, srq->handle, srq);
 	if (ret < 0)
 		goto err_destroy_srq;
+	if (((struct pv_pd *)pd)->inner)
+		atomic_fetch_add(&((struct pv_pd *)pd)->users, 1);
 	return &srq->ibv;
 
 err_destroy_srq:
@@ -96,6 +100,8 @@ LV_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
 	pthread_mutex_unlock(&ctx->obj_lock);
 	lv_wait_events(&srq->mutex, &srq->cond, &srq->events_completed,
 		       delivered);
+	if (((struct pv_pd *)srq->pd)->inner)
+		atomic_fetch_sub(&((struct pv_pd *)srq->pd)->users, 1);
 	pthread_cond_destroy(&srq->cond);
 	pthread_mutex_destroy(&srq->mutex);
 	free(psrq);

@@ -108,6 +108,7 @@ struct pv_pd {
 /* Resource types a parent domain's alloc/free hooks are called with. */
 #define PV_RES_TYPE_QP_DP 1	/* soft QP's data-path bookkeeping */
 #define PV_RES_TYPE_CQ_DP 2	/* soft CQ's data-path bookkeeping */
+#define PV_RES_TYPE_SRQ_DP 3	/* soft SRQ's data-path bookkeeping */
 
 /* A provider-side buffer for an object of pd: from the parent domain's
  * alloc hook when it has one (unless it says IBV_ALLOCATOR_USE_DEFAULT),

@@ -65,6 +65,7 @@ struct soft_srq_dp {
 	struct soft_ring ring;
 	pthread_spinlock_t lock;
 	uint32_t max_sge;
+	bool hooked;			/* from its parent domain's hook */
 };
 
 struct soft_cq_dp {

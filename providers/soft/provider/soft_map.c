@@ -294,11 +294,14 @@ int soft_srq_map(struct soft_ctx *sc, struct pv_srq *srq, uint32_t max_sge,
 {
 	struct pv_ipc_map_resp resp;
 	struct soft_srq_dp *d;
+	bool hooked;
 	int ret;
 
-	d = calloc(1, sizeof(*d));
+	d = pv_pd_alloc_buf(srq->ibv.pd, sizeof(*d), PV_RES_TYPE_SRQ_DP,
+			    &hooked);
 	if (!d)
 		return -ENOMEM;
+	d->hooked = hooked;
 	ret = map_handle(sc, PV_OP_SRQ_MAP, srq->handle, &resp, &d->map);
 	if (ret < 0)
 		goto err_free;
@@ -315,7 +318,7 @@ int soft_srq_map(struct soft_ctx *sc, struct pv_srq *srq, uint32_t max_sge,
 err_unmap:
 	soft_map_release(&d->map);
 err_free:
-	free(d);
+	pv_pd_free_buf(srq->ibv.pd, d, hooked, PV_RES_TYPE_SRQ_DP);
 	return ret;
 }
 
@@ -355,6 +358,6 @@ void soft_srq_unmap(struct pv_srq *srq)
 		return;
 	soft_map_release(&d->map);
 	pthread_spin_destroy(&d->lock);
-	free(d);
+	pv_pd_free_buf(srq->ibv.pd, d, d->hooked, PV_RES_TYPE_SRQ_DP);
 	srq->priv = NULL;
 }

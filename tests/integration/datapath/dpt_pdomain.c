@@ -3,20 +3,23 @@
  * Thread domains and parent domains between two pods.  Each side makes a
  * TD and a parent domain over its PD with that TD, a pd_context and
  * allocator hooks, and builds its CQ (ibv_create_cq_ex with
- * IBV_CQ_INIT_ATTR_MASK_PD), RC QP and MR from the parent domain.
+ * IBV_CQ_INIT_ATTR_MASK_PD), RC QP, an SRQ and MR from the parent
+ * domain.
  * Checked:
  *  - unknown comp_mask bits (ibv_alloc_td, ibv_alloc_parent_domain), no
  *    PD, a parent domain as the PD, one allocator hook alone: EINVAL;
- *  - the CQ's and the QP's provider-side bookkeeping come from the alloc
- *    hook (one call each, of two resource types), called with our
- *    pd_context, and go back through the free hook at their destroy;
+ *  - the CQ's, the QP's and the SRQ's provider-side bookkeeping come from
+ *    the alloc hook (one call each, of three resource types), called
+ *    with our pd_context, and go back through the free hook at their
+ *    destroy;
  *  - a CQ asking for a plain PD or none as its parent domain: EINVAL;
  *  - the MR made through the parent domain names it as its pd;
  *  - ibv_dealloc_pd on the PD and ibv_dealloc_td on the TD while the
  *    parent domain holds them: EBUSY, and both still work afterwards;
  *  - A WRITEs a pattern into B's buffer and SENDs one after it over the
  *    parent domain's QP; B finds both intact;
- *  - the parent domain while its QP, then its CQ, exists: EBUSY;
+ *  - the parent domain while its QP, then its SRQ, then its CQ exists:
+ *    EBUSY;
  *  - after the parent domain is gone, the TD and the PD go cleanly.
  */
 #include "dpt.h"
@@ -82,6 +85,7 @@ struct ends {
 	struct ibv_pd *pdom;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
+	struct ibv_srq *srq;
 	struct ibv_mr *mr;
 	char *buf;
 	struct dpt_conn peer;
@@ -172,6 +176,19 @@ static void setup(struct dpt_side *s, struct ends *e)
 	      hooks.allocs, hooks.wrong);
 	CHECK(hooks.type[0] != hooks.type[1],
 	      "CQ and QP bookkeeping with one resource type");
+	{
+		struct ibv_srq_init_attr sa = {
+			.attr = { .max_wr = 16, .max_sge = 1 },
+		};
+
+		e->srq = ibv_create_srq(e->pdom, &sa);
+	}
+	CHECK(e->srq, "ibv_create_srq on the parent domain: errno %d", errno);
+	CHECK(e->srq->pd == e->pdom, "SRQ's pd is not the parent domain");
+	CHECK(hooks.allocs == 3 && !hooks.wrong &&
+	      hooks.type[2] != hooks.type[0] && hooks.type[2] != hooks.type[1],
+	      "SRQ create: %d hook allocs, %d wrong", hooks.allocs,
+	      hooks.wrong);
 	CHECK(e->qp->pd == e->pdom, "QP's pd is not the parent domain");
 	e->buf = dpt_buf(LEN);
 	e->mr = dpt_mr(s, e->buf, LEN, DPT_ACCESS_ALL);
@@ -189,9 +206,14 @@ static void teardown(struct dpt_side *s, struct ends *e)
 	CHECK(hooks.frees == 1 && !hooks.wrong,
 	      "QP destroy: %d hook frees, %d wrong", hooks.frees, hooks.wrong);
 	CHECK(ibv_dealloc_pd(e->pdom) == EBUSY,
+	      "dealloc of a parent domain with an SRQ is not EBUSY");
+	CHECK(ibv_destroy_srq(e->srq) == 0, "destroy_srq");
+	CHECK(hooks.frees == 2 && !hooks.wrong,
+	      "SRQ destroy: %d hook frees, %d wrong", hooks.frees, hooks.wrong);
+	CHECK(ibv_dealloc_pd(e->pdom) == EBUSY,
 	      "dealloc of a parent domain with a CQ is not EBUSY");
 	CHECK(ibv_destroy_cq(e->cq) == 0, "destroy_cq");
-	CHECK(hooks.frees == 2 && !hooks.wrong && hooks.nlive == 0,
+	CHECK(hooks.frees == 3 && !hooks.wrong && hooks.nlive == 0,
 	      "CQ destroy: %d hook frees, %d wrong, %d left", hooks.frees,
 	      hooks.wrong, hooks.nlive);
 	CHECK(ibv_dereg_mr(e->mr) == 0, "dereg_mr");
