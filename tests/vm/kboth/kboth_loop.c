@@ -12,8 +12,10 @@
  * traffic runs while the other device's objects are live.
  *
  *   usage: kboth-loop [-n ITERS] [-s SIZE] DEV:GIDX [DEV:GIDX...]
+ *          kboth-loop -l      (the list only)
  *
- * Prints "devices: ..." (the list), one "DEV: ..." line per device with
+ * Prints "devices: ..." (the list), "indexes: NAME=INDEX ..." (each one's
+ * ibv_get_device_index: the kernel's index for a kernel device), one "DEV: ..." line per device with
  * its node GUID, GID and bytes checked, and "kboth-loop: OK"; exits 1 on
  * the first failure with what failed.
  */
@@ -283,8 +285,12 @@ static void close_dev(struct loop_dev *d)
 static void print_list(struct ibv_device **list)
 {
 	printf("devices:");
-	for (; *list; list++)
-		printf(" %s", ibv_get_device_name(*list));
+	for (struct ibv_device **d = list; *d; d++)
+		printf(" %s", ibv_get_device_name(*d));
+	printf("\nindexes:");
+	for (struct ibv_device **d = list; *d; d++)
+		printf(" %s=%d", ibv_get_device_name(*d),
+		       ibv_get_device_index(*d));
 	printf("\n");
 }
 
@@ -294,18 +300,20 @@ int main(int argc, char **argv)
 	struct ibv_device **list;
 	char gid[64];
 	size_t size = 4096;
-	int iters = 20, n = 0, opt;
+	int iters = 20, n = 0, opt, list_only = 0;
 
-	while ((opt = getopt(argc, argv, "n:s:")) != -1) {
-		if (opt == 'n')
+	while ((opt = getopt(argc, argv, "ln:s:")) != -1) {
+		if (opt == 'l')
+			list_only = 1;
+		else if (opt == 'n')
 			iters = atoi(optarg);
 		else if (opt == 's')
 			size = strtoul(optarg, NULL, 0);
 		else
 			return 2;
 	}
-	if (iters < 1 || size < 1 || size > (1u << 24) || optind == argc ||
-	    argc - optind > MAX_DEVS) {
+	if (iters < 1 || size < 1 || size > (1u << 24) ||
+	    (optind == argc && !list_only) || argc - optind > MAX_DEVS) {
 		fprintf(stderr, "usage: %s [-n ITERS] [-s SIZE] DEV:GIDX...\n",
 			argv[0]);
 		return 2;
@@ -323,6 +331,10 @@ int main(int argc, char **argv)
 	if (!list)
 		die("ibv_get_device_list: %s", strerror(errno));
 	print_list(list);
+	if (list_only) {
+		ibv_free_device_list(list);
+		return 0;
+	}
 	for (int i = 0; i < n; i++)
 		open_dev(list, &devs[i], size);
 	ibv_free_device_list(list);	/* open contexts keep their devices */
