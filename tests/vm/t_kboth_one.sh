@@ -28,9 +28,11 @@ VNS_NET=10.84.9	# the VM's inner namespace: $VNS_NET.2, its gateway .1
 vm_test_init
 vm_rxe_up
 vm_pod_up pod "$POD_IP/24"
-# The node reaches the VM's inner namespace through the VM.
+# The node reaches the VM's inner namespace through the VM; the route
+# goes at exit (run.sh's later tests share the node).
 ip -n "$VM_NS" route add "$VNS_NET.0/24" via "$VM_IP" ||
 	fail "route to the VM's inner namespace"
+trap '_kb_rc=$?; ip -n "$VM_NS" route del "$VNS_NET.0/24" 2>/dev/null; (exit $_kb_rc); vm_exit' EXIT
 
 # The VM side: one script, so its trap stops what it started on every
 # path.  Runs as root under bash in the VM.
@@ -42,6 +44,7 @@ cleanup() {
 	ip netns del $NS 2>/dev/null
 	ip link del kb0 2>/dev/null
 	[ -n "${made_node:-}" ] && rm -f /dev/infiniband/podverbs
+	[ -n "${fwd:-}" ] && sysctl -qw net.ipv4.ip_forward=$fwd
 	rm -rf $E $E-admin
 }
 trap cleanup EXIT
@@ -52,6 +55,7 @@ ip addr add $VNS_NET.1/24 dev kb0 && ip link set kb0 up || bad kb0
 ip -n $NS addr add $VNS_NET.2/24 dev eth0 && ip -n $NS link set eth0 up &&
 	ip -n $NS link set lo up &&
 	ip -n $NS route add default via $VNS_NET.1 || bad "netns eth0"
+fwd=$(sysctl -n net.ipv4.ip_forward)
 sysctl -qw net.ipv4.ip_forward=1
 mkdir -p $E
 $B/bin/podverbsd --socket $E/engine.sock --admin-socket $E-admin/admin.sock \
