@@ -23,6 +23,7 @@ include cni-plugin/module.mk
 include device-plugin/module.mk
 include tests/integration/datapath/module.mk
 include tests/integration/scale/module.mk
+include tests/vm/kboth/module.mk
 include tests/module.mk
 include tests/tools/pv-impair/module.mk
 include tests/fuzz/module.mk

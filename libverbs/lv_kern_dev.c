@@ -28,6 +28,7 @@
 
 #include "libverbs/lv_core.h"
 #include "libverbs/lv_kern.h"
+#include "libverbs/lv_kern_nl.h"
 
 #define PFX "libibverbs: "
 #define LV_PROVIDER_SUFFIX "-rdmav34.so"
@@ -466,6 +467,42 @@ static int scan_sysfs(DIR *d, struct verbs_sysfs_dev **found, int max)
 	return n;
 }
 
+/*
+ * What RDMA netlink says of the devices found in sysfs, as rdma-core does
+ * first: each one's kernel index (ibv_get_device_index) and driver id,
+ * which the kernel gives for every driver, where sysfs names only those
+ * with a bound parent device (a renamed rxe device is found by it alone).
+ * Only over the real sysfs: a SYSFS_PATH tree is a fixture, and the
+ * kernel's devices are not its devices.  Without netlink sysfs stands.
+ */
+static void apply_netlink(struct verbs_sysfs_dev **found, int count)
+{
+	struct lv_kern_nl_dev *nl;
+	int n;
+
+	if (count <= 0 || strcmp(ibv_get_sysfs_path(), "/sys") != 0)
+		return;
+	nl = calloc(LV_MAX_KDEVS, sizeof(*nl));
+	if (!nl)
+		return;
+	n = lv_kern_nl_devices(nl, LV_MAX_KDEVS);
+	if (n < 0 && lv_kern_warn_on())
+		fprintf(stderr, PFX "Warning: RDMA netlink: %s; using sysfs "
+			"only\n", strerror(-n));
+	for (int i = 0; i < count; i++) {
+		struct verbs_sysfs_dev *sd = found[i];
+		const struct lv_kern_nl_dev *d =
+			lv_kern_nl_find(nl, n, sd->sysfs_name, sd->ibdev_name);
+
+		if (!d)
+			continue;
+		sd->ibdev_idx = d->index <= INT32_MAX ? (int)d->index : -1;
+		if (d->driver_id != RDMA_DRIVER_UNKNOWN)
+			sd->driver_id = d->driver_id;
+	}
+	free(nl);
+}
+
 /* Makes (or finds cached) the device of sd, which it consumes. */
 static struct verbs_device *device_of(struct verbs_sysfs_dev *sd)
 {
@@ -530,6 +567,7 @@ int lv_kern_add_devices(struct ibv_device ***list, int *n)
 	pthread_mutex_lock(&scan_lock);
 	count = scan_sysfs(d, found, LV_MAX_KDEVS);
 	closedir(d);
+	apply_netlink(found, count);
 	if (count > 0 && !class_abi_ok()) {
 		for (int i = 0; i < count; i++)
 			free(found[i]);

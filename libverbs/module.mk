@@ -21,6 +21,8 @@ LV_SRCS := \
 	libverbs/lv_kern_ctx.c \
 	libverbs/lv_kern_dev.c \
 	libverbs/lv_kern_match.c \
+	libverbs/lv_kern_nl.c \
+	libverbs/lv_kern_nlio.c \
 	libverbs/lv_kern_verbs.c \
 	libverbs/lv_kern_compat.c \
 	libverbs/lv_pd_mr.c \
@@ -59,6 +61,7 @@ ALL_TARGETS += $(LIBIBVERBS) $(LIBDIR_B)/libibverbs.so
 INSTALL_TARGETS += install-libverbs
 HEADERS_CHECK += libverbs/pv_provider.h libverbs/lv_core.h
 HEADERS_CHECK += libverbs/lv_kern_abi.h libverbs/lv_kern.h libverbs/lv_cmd.h \
+	libverbs/lv_kern_nl.h \
 	libverbs/lv_kern_verbs.h
 
 $(eval $(call unit_test,test_lv_pure,tests/unit/libverbs/test_lv_pure.c,$(LV_ALL_OBJS),))
@@ -69,4 +72,5 @@ $(eval $(call unit_test,test_soft_wqe,tests/unit/soft_provider/test_soft_wqe.c,$
 $(eval $(call unit_test,test_soft_maps,tests/unit/soft_provider/test_soft_maps.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_soft_post,tests/unit/soft_provider/test_soft_post.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_lv_kern_match,tests/unit/libverbs/test_lv_kern_match.c,$(LV_ALL_OBJS),))
+$(eval $(call unit_test,test_lv_kern_nl,tests/unit/libverbs/test_lv_kern_nl.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_lv_cmd,tests/unit/libverbs/test_lv_cmd.c,$(LV_ALL_OBJS),))
