@@ -214,6 +214,9 @@ static void test_eng_mw__type1_bounds_rights_rekey(void **state)
 	assert_false(reaches(&f->qp, k1, a, 8, RW));
 	assert_true(reaches(&f->qp, k2, IOVA, 0x100, RR));
 	assert_false(reaches(&f->qp, k2, a, 8, RW));
+	/* Nor can a peer's SEND_WITH_INV take a type 1 window away. */
+	assert_false(eng_mw_send_inv(&f->qp, k2));
+	assert_true(reaches(&f->qp, k2, IOVA, 8, RR));
 	/* Zero length unbinds: the MR is free again. */
 	assert_int_equal(bind(&f->qp, f->w1, next_key(k2), NULL, 0, 0, 0),
 			 IBV_WC_SUCCESS);
