@@ -21,6 +21,7 @@
 #include "providers/soft/pv-soft-ring-abi.h"
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_dp_rguard.h"
+#include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_mw.h"
 #include "providers/soft/engine/eng_obj.h"
 #include "providers/soft/engine/eng_stats.h"
@@ -400,7 +401,7 @@ static void test_eng_mw__alloc_refusals(void **state)
 	struct eng_req r = { .c = &f->c, .in = &in, .in_len = sizeof(in),
 			     .out = &out };
 	struct eng_mw *mw = NULL;
-	uint32_t had = f->c.count[PV_OBJ_MW];
+	uint64_t lim = eng_lim.max_mw;
 
 	assert_int_equal(mw_alloc(f, 0xdead, IBV_MW_TYPE_2, &mw), -EINVAL);
 	assert_int_equal(mw_alloc(f, f->qp.o.handle, IBV_MW_TYPE_2, &mw),
@@ -408,12 +409,17 @@ static void test_eng_mw__alloc_refusals(void **state)
 	assert_int_equal(mw_alloc(f, f->pd.o.handle, 0, &mw), -EINVAL);
 	assert_int_equal(mw_alloc(f, f->pd.o.handle, 3, &mw), -EINVAL);
 	assert_int_equal(eng_op_mw_alloc(&r), -EINVAL);
-	f->c.count[PV_OBJ_MW] = (uint32_t)eng_obj_limit(PV_OBJ_MW);
+	/* The client holds 3 windows: a max_mw of 3 is full. */
+	assert_int_equal(f->c.count[PV_OBJ_MW], 3);
+	eng_lim.max_mw = 3;
 	assert_int_equal(mw_alloc(f, f->pd.o.handle, IBV_MW_TYPE_1, &mw),
 			 -ENOMEM);
 	assert_int_equal(eng_stats[ENG_STAT_limit_hits], 1);
-	f->c.count[PV_OBJ_MW] = had;
-	assert_null(mw);
+	eng_lim.max_mw = 4;
+	assert_int_equal(mw_alloc(f, f->pd.o.handle, IBV_MW_TYPE_1, &mw),
+			 0);
+	eng_lim.max_mw = lim;
+	assert_int_equal(mw_dealloc(f, mw), 0);
 	assert_int_equal(f->pd.o.users, 2);
 }
 
