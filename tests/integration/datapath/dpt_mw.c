@@ -4,7 +4,8 @@
  * IBV_ACCESS_MW_BIND and no remote rights of its own, and windows over
  * parts of it; A, the requester, runs one operation per round on a fresh
  * RC pair (an error leaves the QPs in ERR).  Checked:
- *  - the device advertises IBV_DEVICE_MEM_WINDOW, _TYPE_2B and max_mw;
+ *  - the device advertises IBV_DEVICE_MEM_WINDOW, _TYPE_2B and max_mw,
+ *    and a client gets exactly max_mw windows, then ENOMEM;
  *  - type 1 (ibv_bind_mw): a WRITE and a READ through the window's rkey
  *    inside its range work; the MR's own rkey gets none of the window's
  *    rights; out of the range, a right the window lacks, the rkey before
@@ -33,6 +34,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define BUF (4 * 4096)
@@ -177,7 +179,7 @@ struct b {
 	struct pair p[2];
 	uint32_t npairs;
 	/* What the engine must have counted (datapath_mw.sh). */
-	unsigned rem_access, mw_refused, bound, inv;
+	unsigned rem_access, mw_refused, bound, inv, limit_hits;
 };
 
 static void b_begin(struct b *b, uint32_t npairs)
@@ -619,6 +621,28 @@ static void other_pd(struct b *b)
 	      "PD 2's MR and PD");
 }
 
+/* The per-client limit: max_mw windows (no other held), then ENOMEM. */
+static void mw_limit(struct b *b, int max_mw)
+{
+	struct ibv_mw **w = calloc((size_t)max_mw + 1, sizeof(*w));
+	int n = 0, err;
+
+	CHECK(w, "calloc");
+	while (n <= max_mw && (w[n] = ibv_alloc_mw(b->s->pd, n % 2 ?
+						   IBV_MW_TYPE_2 :
+						   IBV_MW_TYPE_1)))
+		n++;
+	err = errno;
+	CHECK(n == max_mw && err == ENOMEM, "%d windows allocated, then %s; "
+	      "want max_mw %d, then ENOMEM", n, strerror(err), max_mw);
+	for (int i = 0; i < n; i++)
+		CHECK(ibv_dealloc_mw(w[i]) == 0, "ibv_dealloc_mw");
+	free(w);
+	b->limit_hits++;
+	dpt_log(b->s, "max_mw %d windows allocated, the next one ENOMEM",
+		max_mw);
+}
+
 static int side_b(struct dpt_side *s)
 {
 	struct ibv_device_attr da;
@@ -628,8 +652,10 @@ static int side_b(struct dpt_side *s)
 	CHECK(ibv_query_device(s->ctx, &da) == 0, "ibv_query_device");
 	CHECK((da.device_cap_flags & IBV_DEVICE_MEM_WINDOW) &&
 	      (da.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B) &&
-	      da.max_mw > 0, "memory windows not advertised (flags 0x%x, "
-	      "max_mw %d)", da.device_cap_flags, da.max_mw);
+	      da.max_mw > 0 && da.max_mw <= 65536, "memory windows not "
+	      "advertised (flags 0x%x, max_mw %d)", da.device_cap_flags,
+	      da.max_mw);
+	mw_limit(&b, da.max_mw);
 	b.buf = dpt_buf(BUF);
 	dpt_fill(b.buf + 8192, LEN, 0);	/* type 2's range, before writes */
 	b.mr = dpt_mr(s, b.buf, BUF, LW | IBV_ACCESS_MW_BIND);
@@ -638,8 +664,9 @@ static int side_b(struct dpt_side *s)
 	bind_errors(&b);
 	zero_based(&b);
 	other_pd(&b);
-	dpt_log(s, "tally: rem_access=%u mw_refused=%u bound=%u inv=%u",
-		b.rem_access, b.mw_refused, b.bound, b.inv);
+	dpt_log(s, "tally: rem_access=%u mw_refused=%u bound=%u inv=%u "
+		"limit_hits=%u", b.rem_access, b.mw_refused, b.bound, b.inv,
+		b.limit_hits);
 	dpt_send(s, &end, sizeof(end));
 	CHECK(ibv_dereg_mr(b.mr) == 0, "ibv_dereg_mr");
 	return 0;
