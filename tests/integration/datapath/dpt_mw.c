@@ -178,6 +178,7 @@ struct b {
 	struct ibv_mr *mr;	/* LW | MW_BIND over buf */
 	struct pair p[2];
 	uint32_t npairs;
+	char *shadow;		/* buf as b_begin saw it */
 	/* What the engine must have counted (datapath_mw.sh). */
 	unsigned rem_access, mw_refused, bound, inv, limit_hits;
 };
@@ -188,10 +189,13 @@ static void b_begin(struct b *b, uint32_t npairs)
 
 	dpt_send(b->s, &h, sizeof(h));
 	b->npairs = npairs;
+	memcpy(b->shadow, b->buf, BUF);
 	pairs_up(b->s, b->p, npairs);
 }
 
-/* A's turn; then B's memory [off, off + LEN) must hold seed. */
+/* A's turn; then B's memory [off, off + LEN) must hold seed, and none
+ * of the rest of it may have changed since b_begin: data lands only
+ * inside the window (or nowhere). */
 static void b_end(struct b *b, struct round *rd, uint32_t off, unsigned seed)
 {
 	int bad;
@@ -204,6 +208,11 @@ static void b_end(struct b *b, struct round *rd, uint32_t off, unsigned seed)
 		b->mw_refused++;
 	bad = dpt_check(b->buf + off, LEN, seed);
 	CHECK(bad < 0, "%s: B's memory differs at byte %d", rd->what, bad);
+	CHECK(memcmp(b->buf, b->shadow, off) == 0 &&
+	      memcmp(b->buf + off + LEN, b->shadow + off + LEN,
+		     BUF - off - LEN) == 0,
+	      "%s: B's memory changed outside [%u, %u)", rd->what, off,
+	      off + LEN);
 	pairs_down(b->p, b->npairs);
 }
 
@@ -657,6 +666,8 @@ static int side_b(struct dpt_side *s)
 	      da.max_mw);
 	mw_limit(&b, da.max_mw);
 	b.buf = dpt_buf(BUF);
+	b.shadow = malloc(BUF);
+	CHECK(b.shadow, "malloc");
 	dpt_fill(b.buf + 8192, LEN, 0);	/* type 2's range, before writes */
 	b.mr = dpt_mr(s, b.buf, BUF, LW | IBV_ACCESS_MW_BIND);
 	type1(&b);
@@ -669,6 +680,7 @@ static int side_b(struct dpt_side *s)
 		b.limit_hits);
 	dpt_send(s, &end, sizeof(end));
 	CHECK(ibv_dereg_mr(b.mr) == 0, "ibv_dereg_mr");
+	free(b.shadow);
 	return 0;
 }
 
