@@ -589,7 +589,7 @@ void eng_dev_attr(const struct eng_dev *d, struct pv_ipc_dev_attr *o)
 	o->max_cq = (uint32_t)eng_lim.max_cq;
 	o->max_cqe = (uint32_t)eng_lim.max_cqe;
 	o->max_mr = (uint32_t)eng_lim.max_mr;
-	o->max_mw = (uint32_t)eng_lim.max_mr;	/* eng_obj_limit(PV_OBJ_MW) */
+	o->max_mw = (uint32_t)eng_lim.max_mw;
 	o->max_pd = (uint32_t)eng_lim.max_pd;
 	o->max_qp_rd_atom = (uint32_t)eng_lim.max_rd_atom;
 	/* The initiator depth is bounded apart from our responder

@@ -268,9 +268,10 @@ static int resp_send(struct eng *e, struct eng_qp *dst,
 }
 
 /* The remote MR an RDMA or atomic names, with the destination QP's own
- * remote rights (IBA 10.6.3.3, 9.7.5.1.x); NULL when not allowed. */
+ * remote rights (IBA 10.6.3.3, 9.7.5.1.x); NULL when not allowed.  *va
+ * becomes the MR's address (a zero-based window's offset is moved). */
 static struct eng_mr *remote_mr(struct eng_qp *dst, const struct eng_dp_msg *m,
-				uint64_t va, uint64_t len)
+				uint64_t *va, uint64_t len)
 {
 	uint32_t need = eng_dp_remote_access_for(m->opcode);
 
@@ -308,7 +309,7 @@ static int resp_write(struct eng *e, struct eng_qp *dst,
 	if (imm && m->first && !rq_has(e, dst, &fatal))
 		return no_recv(dst, fatal);
 	if (m->chunk) {
-		mr = remote_mr(dst, m, va, m->chunk);
+		mr = remote_mr(dst, m, &va, m->chunk);
 		if (!mr)
 			return access_err(e, dst);
 		eng_dp_mr_seg(mr, va, m->chunk, &seg);
@@ -345,7 +346,7 @@ static int resp_read(struct eng *e, struct eng_qp *dst,
 
 	if (!m->chunk)
 		return RS_OK;
-	mr = remote_mr(dst, m, va, m->chunk);
+	mr = remote_mr(dst, m, &va, m->chunk);
 	if (!mr)
 		return access_err(e, dst);
 	eng_dp_mr_seg(mr, va, m->chunk, &seg);
@@ -358,6 +359,7 @@ static int resp_read(struct eng *e, struct eng_qp *dst,
 static int resp_atomic(struct eng *e, struct eng_qp *dst,
 		       const struct eng_dp_msg *m, uint64_t *orig)
 {
+	uint64_t va = m->remote_addr;
 	struct eng_seg seg;
 	struct eng_mr *mr;
 
@@ -367,10 +369,10 @@ static int resp_atomic(struct eng *e, struct eng_qp *dst,
 		eng_dp_qp_error(e, dst);
 		return RS_NAK_INV;
 	}
-	mr = remote_mr(dst, m, m->remote_addr, ENG_DP_ATOMIC_BYTES);
+	mr = remote_mr(dst, m, &va, ENG_DP_ATOMIC_BYTES);
 	if (!mr)
 		return access_err(e, dst);
-	eng_dp_mr_seg(mr, m->remote_addr, ENG_DP_ATOMIC_BYTES, &seg);
+	eng_dp_mr_seg(mr, va, ENG_DP_ATOMIC_BYTES, &seg);
 	if (eng_dp_atomic(&seg, m->opcode, m->compare_add, m->swap, orig) < 0)
 		return access_err(e, dst);
 	return RS_OK;

@@ -62,7 +62,7 @@ static bool admitted(struct eng_dev *src)
 }
 
 struct eng_mr *eng_dp_rguard_mr(struct eng_qp *dst, const struct eng_dp_msg *m,
-				uint64_t va, uint64_t len, uint32_t need)
+				uint64_t *va, uint64_t len, uint32_t need)
 {
 	struct eng_dev *d = dst->o.conn->dev, *src = src_dev(m);
 	struct eng_mr *mr;
@@ -71,7 +71,7 @@ struct eng_mr *eng_dp_rguard_mr(struct eng_qp *dst, const struct eng_dp_msg *m,
 		return NULL;
 	mr = eng_mrkeys_by_rkey(&d->mrs, m->rkey);
 	if (mr && mr->pd == dst->pd && (mr->access & need) == need &&
-	    eng_dp_range_ok(mr->iova, mr->length, va, len))
+	    eng_dp_range_ok(mr->iova, mr->length, *va, len))
 		return mr;
 	/* Not an MR's rkey: a memory window's (eng_mw.h)? */
 	mr = mr ? NULL : eng_mw_remote(dst, m->rkey, va, len, need);

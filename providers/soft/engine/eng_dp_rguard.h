@@ -10,11 +10,13 @@ struct eng_qp;
 struct eng_mr;
 struct eng_dp_msg;
 
-/* The MR m->rkey names at dst, covering [va, va+len) with the
+/* The MR m->rkey names at dst, covering [*va, *va+len) with the
  * rights need; NULL (counted, charged to the source device) if none, or
- * when the source is over its error budget. */
+ * when the source is over its error budget.  On success *va is the
+ * address in the MR's own terms (a zero-based window's offset plus the
+ * window's start, eng_mw.h). */
 struct eng_mr *eng_dp_rguard_mr(struct eng_qp *dst, const struct eng_dp_msg *m,
-				uint64_t va, uint64_t len, uint32_t need);
+				uint64_t *va, uint64_t len, uint32_t need);
 /* Before an RC responder enters ERR on an access violation: raises
  * IBV_EVENT_QP_ACCESS_ERR on dst. */
 void eng_dp_rguard_access_err(struct eng_qp *dst);

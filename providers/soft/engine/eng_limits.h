@@ -35,6 +35,9 @@
 	X(max_pd, 1024, 1, 65536, "PDs per client")			\
 	X(max_mr, 65536, 1, 1048576,					\
 	  "MRs per client (each also one of max_dev_maps)")		\
+	X(max_mw, 4096, 1, 65536,					\
+	  "memory windows per client (each holds one of the device's "	\
+	  "2^24 window indexes and its 256 keys)")			\
 	X(max_cq, 16384, 1, 262144, "CQs per client")			\
 	X(max_qp, 16384, 1, 262144, "QPs per client")			\
 	X(max_srq, 256, 1, 65536, "SRQs per client")			\

@@ -20,9 +20,17 @@
  *    length; tied to the QP it was bound through (remote access must
  *    arrive on that QP); IBV_WR_LOCAL_INV, or a SEND_WITH_INV arriving
  *    on that QP, invalidates it; destroying the QP invalidates it too;
+ *  - every bind changes the key byte (a bind naming the window's rkey
+ *    as it is fails), so an rkey handed out before is dead after it;
+ *  - IBV_ACCESS_ZERO_BASED (type 2 only, IBA o10-36.2.2): a remote
+ *    address is an offset from the window's start, checked against
+ *    [0, length) and moved to the MR's address before use; an MR
+ *    registered ZERO_BASED takes no window;
  *  - a bound window is a user of its MR: the MR can be neither
- *    deregistered nor reregistered meanwhile (EBUSY).
- * ZERO_BASED windows are not supported (a bind asking for one fails).
+ *    deregistered nor reregistered meanwhile.  IBA 10.6.7.2.6 lets
+ *    deregistration fail then; rxe answers EINVAL, we answer EBUSY, the
+ *    errno of every other "still in use" refusal here (a PD with
+ *    objects, a CQ with QPs), and the MR stays whole.
  */
 #include <errno.h>
 #include <string.h>
@@ -38,6 +46,7 @@
 
 #define MW_RIGHTS (IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE |	\
 		   IBV_ACCESS_REMOTE_ATOMIC)
+#define MW_FLAGS (MW_RIGHTS | IBV_ACCESS_ZERO_BASED)
 
 static void mw_unbind(struct eng_mw *mw)
 {
@@ -67,7 +76,8 @@ int eng_op_mw_alloc(struct eng_req *r)
 	struct eng_mw *mw;
 	int ret;
 
-	if (!pd || (in->type != IBV_MW_TYPE_1 && in->type != IBV_MW_TYPE_2))
+	if (!pd || (in->type != IBV_MW_TYPE_1 && in->type != IBV_MW_TYPE_2) ||
+	    in->reserved[0] || in->reserved[1])
 		return -EINVAL;
 	mw = eng_obj_create(r, PV_OBJ_MW, sizeof(*mw), mw_release, &ret);
 	if (!mw)
@@ -111,7 +121,8 @@ static struct eng_mr *bind_mr(struct eng_qp *qp, uint32_t lkey, uint64_t addr,
 {
 	struct eng_mr *mr = eng_mrkeys_by_lkey(&qp->o.conn->dev->mrs, lkey);
 
-	if (!mr || mr->pd != qp->pd || !(mr->access & IBV_ACCESS_MW_BIND))
+	if (!mr || mr->pd != qp->pd || !(mr->access & IBV_ACCESS_MW_BIND) ||
+	    (mr->access & IBV_ACCESS_ZERO_BASED))
 		return NULL;
 	if (!eng_dp_range_ok(mr->iova, mr->length, addr, len))
 		return NULL;
@@ -132,8 +143,12 @@ int eng_mw_bind(struct eng_qp *qp, const struct pv_send_wqe *w)
 		return bind_err(qp, "no window of the QP's PD");
 	if (ENG_MW_IDX(w->rkey) != ENG_MW_IDX(mw->rkey))
 		return bind_err(qp, "the new rkey changes the window's index");
-	if (w->swap & ~(uint64_t)MW_RIGHTS)
+	if (w->rkey == mw->rkey)
+		return bind_err(qp, "the key byte is the window's own");
+	if (w->swap & ~(uint64_t)MW_FLAGS)
 		return bind_err(qp, "rights other than remote ones");
+	if ((acc & IBV_ACCESS_ZERO_BASED) && mw->type != IBV_MW_TYPE_2)
+		return bind_err(qp, "a zero-based type 1 window");
 	if (mw->type == IBV_MW_TYPE_2 && (mw->mr || !len))
 		return bind_err(qp, "type 2 window bound, or empty range");
 	if (len) {
@@ -193,19 +208,24 @@ bool eng_mw_send_inv(struct eng_qp *dst, uint32_t rkey)
 	return true;
 }
 
-struct eng_mr *eng_mw_remote(struct eng_qp *dst, uint32_t rkey, uint64_t va,
+struct eng_mr *eng_mw_remote(struct eng_qp *dst, uint32_t rkey, uint64_t *va,
 			     uint64_t len, uint32_t need)
 {
 	struct eng_dev *d = dst->o.conn->dev;
 	struct eng_mw *mw = d ? eng_mrkeys_mw_by_rkey(&d->mrs, rkey) : NULL;
+	bool zb;
 
 	if (!mw || mw->rkey != rkey || !mw->mr || mw->pd != dst->pd)
 		return NULL;
 	if (mw->type == IBV_MW_TYPE_2 && mw->qp != dst)
 		return NULL;
+	zb = mw->access & IBV_ACCESS_ZERO_BASED;
 	if ((mw->access & need) != need ||
-	    !eng_dp_range_ok(mw->addr, mw->length, va, len))
+	    !eng_dp_range_ok(zb ? 0 : mw->addr, mw->length, *va, len))
 		return NULL;
+	/* In range: an offset below length, so no wrap past addr. */
+	if (zb)
+		*va += mw->addr;
 	return mw->mr;
 }
 

@@ -24,8 +24,9 @@ int eng_mw_bind(struct eng_qp *qp, const struct pv_send_wqe *w);
 int eng_mw_local_inv(struct eng_qp *qp, uint32_t rkey);
 /* The MR under the window rkey names at dst when the window is bound,
  * of dst's PD (type 2: bound through dst), grants need and covers
- * [va, va + len); else NULL. */
-struct eng_mr *eng_mw_remote(struct eng_qp *dst, uint32_t rkey, uint64_t va,
+ * [*va, *va + len) (zero-based: [0, length)); else NULL.  On success a
+ * zero-based window's *va becomes the MR's address. */
+struct eng_mr *eng_mw_remote(struct eng_qp *dst, uint32_t rkey, uint64_t *va,
 			     uint64_t len, uint32_t need);
 /* IBV_WR_SEND_WITH_INV arriving at dst: invalidates the type 2 window
  * rkey names if it is bound through dst; false (nothing changed) if

@@ -29,7 +29,7 @@ uint64_t eng_obj_limit(uint32_t kind)
 	case PV_OBJ_SRQ:	return eng_lim.max_srq;
 	case PV_OBJ_AH:		return eng_lim.max_ah;
 	case PV_OBJ_CHANNEL:	return eng_lim.max_channel;
-	case PV_OBJ_MW:		return eng_lim.max_mr;	/* max_mw: the same */
+	case PV_OBJ_MW:		return eng_lim.max_mw;
 	}
 	return 0;
 }

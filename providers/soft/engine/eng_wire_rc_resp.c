@@ -108,15 +108,16 @@ static bool read_burst(struct eng *e, struct eng_dev *d, struct eng_dp_qp *dq,
 	uint32_t left = q->len > off ? (uint32_t)(q->len - off) : 0;
 	struct eng_dp_msg m = { .rkey = q->rkey };
 	struct eng_seg seg = { 0 };
+	uint64_t va = q->va + off;
 	struct eng_mr *mr;
 
 	if (left) {
 		/* Checked again each burst: the MR may be gone meanwhile. */
-		mr = eng_dp_rguard_mr(dq->qp, &m, q->va + off, left,
+		mr = eng_dp_rguard_mr(dq->qp, &m, &va, left,
 				      IBV_ACCESS_REMOTE_READ);
 		if (!mr)
 			return false;
-		eng_dp_mr_seg(mr, q->va + off, left, &seg);
+		eng_dp_mr_seg(mr, va, left, &seg);
 	}
 	for (uint32_t o = 0; q->k < q->npsn && *budget; q->k++, (*budget)--) {
 		uint32_t n = left - o > mtu ? mtu : left - o;

@@ -4,7 +4,8 @@
  * IBV_ACCESS_MW_BIND and no remote rights of its own, and windows over
  * parts of it; A, the requester, runs one operation per round on a fresh
  * RC pair (an error leaves the QPs in ERR).  Checked:
- *  - the device advertises IBV_DEVICE_MEM_WINDOW, _TYPE_2B and max_mw;
+ *  - the device advertises IBV_DEVICE_MEM_WINDOW, _TYPE_2B and max_mw,
+ *    and a client gets exactly max_mw windows, then ENOMEM;
  *  - type 1 (ibv_bind_mw): a WRITE and a READ through the window's rkey
  *    inside its range work; the MR's own rkey gets none of the window's
  *    rights; out of the range, a right the window lacks, the rkey before
@@ -19,12 +20,21 @@
  *    local write, a range past the MR, index bits changed) complete with
  *    IBV_WC_MW_BIND_ERR; an MR with a bound window cannot be
  *    deregistered or reregistered (EBUSY);
- *  - the extended API (ibv_wr_bind_mw, ibv_wr_local_inv) does the same.
+ *  - the extended API (ibv_wr_bind_mw, ibv_wr_local_inv) does the same;
+ *  - a zero-based type 2 window is reached by offsets from 0 (the data
+ *    lands at the window's start), not by its addresses, not past its
+ *    length; a zero-based type 1 bind fails;
+ *  - a window of another PD of B's, bound and working through a QP of
+ *    that PD, gives nothing through a QP of B's first PD;
+ *  - B tallies what it expects the engine to count (a "tally:" line:
+ *    remote access errors, refused binds and invalidates, binds and
+ *    invalidates done) for datapath_mw.sh to hold against `pvctl stats`.
  */
 #include "dpt.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define BUF (4 * 4096)
@@ -168,6 +178,9 @@ struct b {
 	struct ibv_mr *mr;	/* LW | MW_BIND over buf */
 	struct pair p[2];
 	uint32_t npairs;
+	char *shadow;		/* buf as b_begin saw it */
+	/* What the engine must have counted (datapath_mw.sh). */
+	unsigned rem_access, mw_refused, bound, inv, limit_hits;
 };
 
 static void b_begin(struct b *b, uint32_t npairs)
@@ -176,18 +189,30 @@ static void b_begin(struct b *b, uint32_t npairs)
 
 	dpt_send(b->s, &h, sizeof(h));
 	b->npairs = npairs;
+	memcpy(b->shadow, b->buf, BUF);
 	pairs_up(b->s, b->p, npairs);
 }
 
-/* A's turn; then B's memory [off, off + LEN) must hold seed. */
+/* A's turn; then B's memory [off, off + LEN) must hold seed, and none
+ * of the rest of it may have changed since b_begin: data lands only
+ * inside the window (or nowhere). */
 static void b_end(struct b *b, struct round *rd, uint32_t off, unsigned seed)
 {
 	int bad;
 
 	dpt_send(b->s, rd, sizeof(*rd));
 	dpt_sync(b->s);
+	if (rd->op != OP_NONE && rd->want == IBV_WC_REM_ACCESS_ERR)
+		b->rem_access++;
+	if (rd->want == IBV_WC_REM_INV_REQ_ERR)
+		b->mw_refused++;
 	bad = dpt_check(b->buf + off, LEN, seed);
 	CHECK(bad < 0, "%s: B's memory differs at byte %d", rd->what, bad);
+	CHECK(memcmp(b->buf, b->shadow, off) == 0 &&
+	      memcmp(b->buf + off + LEN, b->shadow + off + LEN,
+		     BUF - off - LEN) == 0,
+	      "%s: B's memory changed outside [%u, %u)", rd->what, off,
+	      off + LEN);
 	pairs_down(b->p, b->npairs);
 }
 
@@ -214,6 +239,12 @@ static void b_bind_wc(struct b *b, int i, enum ibv_wc_status want,
 
 	dpt_wc(b->p[i].cq, &wc, want, want == IBV_WC_SUCCESS ? opcode : -1,
 	       what);
+	if (want == IBV_WC_MW_BIND_ERR)
+		b->mw_refused++;
+	else if (opcode == IBV_WC_BIND_MW)
+		b->bound++;
+	else if (opcode == IBV_WC_LOCAL_INV)
+		b->inv++;
 }
 
 static void b_bind1(struct b *b, struct ibv_mw *mw, struct ibv_mr *mr,
@@ -378,6 +409,7 @@ static void type2_inv(struct b *b, struct ibv_mw *mw)
 	      "the receive has flags 0x%x, rkey 0x%x: want IBV_WC_WITH_INV "
 	      "and 0x%x", wc.wc_flags, wc.invalidated_rkey, rkey);
 	CHECK(dpt_check(b->buf + 12288, 64, 4) < 0, "SEND_WITH_INV data");
+	b->inv++;
 	dpt_sync(b->s);
 	pairs_down(b->p, b->npairs);
 	dpt_log(b->s, "SEND_WITH_INV: IBV_WC_WITH_INV, invalidated_rkey "
@@ -513,6 +545,113 @@ static void bind_errors(struct b *b)
 	CHECK(ibv_dereg_mr(nobind) == 0 && ibv_dereg_mr(ro) == 0, "dereg");
 }
 
+/* Zero-based type 2 over B's [2048, 2048 + LEN): offsets from 0. */
+static void zero_based(struct b *b)
+{
+	struct ibv_mw *mw = ibv_alloc_mw(b->s->pd, IBV_MW_TYPE_2);
+	struct ibv_mw *mw1 = ibv_alloc_mw(b->s->pd, IBV_MW_TYPE_1);
+	int zb = RW | RR | IBV_ACCESS_ZERO_BASED;
+	struct {
+		uint64_t addr;
+		uint32_t op, len, seed, want;
+		const char *what;
+	} c[] = {
+		{ 0, IBV_WR_RDMA_WRITE, LEN, 7, IBV_WC_SUCCESS,
+		  "zero-based: WRITE at offset 0" },
+		{ 0, IBV_WR_RDMA_READ, LEN, 7, IBV_WC_SUCCESS,
+		  "zero-based: READ at offset 0" },
+		{ 2048, IBV_WR_RDMA_WRITE, LEN, 9, IBV_WC_REM_ACCESS_ERR,
+		  "zero-based: the window's own address" },
+		{ 8, IBV_WR_RDMA_WRITE, LEN, 9, IBV_WC_REM_ACCESS_ERR,
+		  "zero-based: past its length" },
+		{ UINT64_MAX - 7, IBV_WR_RDMA_WRITE, 64, 9,
+		  IBV_WC_REM_ACCESS_ERR, "zero-based: an offset that wraps" },
+	};
+	struct ibv_mw_bind b1 = {
+		.wr_id = 1, .send_flags = IBV_SEND_SIGNALED,
+		.bind_info = { .mr = b->mr, .addr = at(b, 2048),
+			       .length = LEN,
+			       .mw_access_flags = (unsigned)zb },
+	};
+
+	CHECK(mw && mw1, "ibv_alloc_mw: %s", strerror(errno));
+	dpt_fill(b->buf + 2048, LEN, 0);
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		uint32_t rkey = ibv_inc_rkey(mw->rkey);
+		struct round rd;
+
+		b_begin(b, 1);
+		b_bind2(b, 0, mw, rkey, b->mr, 2048, LEN, zb, IBV_WC_SUCCESS,
+			"bind zero-based type 2");
+		mw->rkey = rkey;	/* the pair goes: unbound again */
+		rd = rd_of(c[i].addr, rkey, c[i].op, c[i].seed, c[i].want,
+			   c[i].what);
+		rd.len = c[i].len;
+		b_end(b, &rd, 2048, 7);
+	}
+	/* A zero-based type 1 window is refused (IBA o10-36.2.2). */
+	b_begin(b, 1);
+	CHECK(ibv_bind_mw(b->p[0].qp, mw1, &b1) == 0, "ibv_bind_mw");
+	b_bind_wc(b, 0, IBV_WC_MW_BIND_ERR, IBV_WC_BIND_MW,
+		  "zero-based type 1");
+	b_quiet(b, 2048, 7);
+	CHECK(ibv_dealloc_mw(mw) == 0 && ibv_dealloc_mw(mw1) == 0,
+	      "ibv_dealloc_mw");
+}
+
+/* A type 1 window of B's second PD over [3072, 3072 + LEN): live
+ * through a pair of that PD, nothing through a pair of the first. */
+static void other_pd(struct b *b)
+{
+	struct ibv_pd *pd1 = b->s->pd, *pd2 = ibv_alloc_pd(b->s->ctx);
+	struct ibv_mr *mr2;
+	struct ibv_mw *mw;
+	struct round rd;
+
+	CHECK(pd2, "ibv_alloc_pd: %s", strerror(errno));
+	mr2 = ibv_reg_mr(pd2, b->buf, BUF, LW | IBV_ACCESS_MW_BIND);
+	mw = ibv_alloc_mw(pd2, IBV_MW_TYPE_1);
+	CHECK(mr2 && mw, "PD 2's MR and window: %s", strerror(errno));
+	dpt_fill(b->buf + 3072, LEN, 0);
+	b->s->pd = pd2;		/* pairs_up makes its QPs in s->pd */
+	b_begin(b, 1);
+	b->s->pd = pd1;
+	b_bind1(b, mw, mr2, 3072, LEN, RW, IBV_WC_SUCCESS,
+		"bind type 1 in PD 2");
+	rd = rd_of(at(b, 3072), mw->rkey, IBV_WR_RDMA_WRITE, 8,
+		   IBV_WC_SUCCESS, "PD 2's window through PD 2's QP");
+	b_end(b, &rd, 3072, 8);
+	b_begin(b, 1);
+	rd = rd_of(at(b, 3072), mw->rkey, IBV_WR_RDMA_WRITE, 9,
+		   IBV_WC_REM_ACCESS_ERR, "PD 2's window through PD 1's QP");
+	b_end(b, &rd, 3072, 8);
+	CHECK(ibv_dealloc_mw(mw) == 0, "ibv_dealloc_mw");
+	CHECK(ibv_dereg_mr(mr2) == 0 && ibv_dealloc_pd(pd2) == 0,
+	      "PD 2's MR and PD");
+}
+
+/* The per-client limit: max_mw windows (no other held), then ENOMEM. */
+static void mw_limit(struct b *b, int max_mw)
+{
+	struct ibv_mw **w = calloc((size_t)max_mw + 1, sizeof(*w));
+	int n = 0, err;
+
+	CHECK(w, "calloc");
+	while (n <= max_mw && (w[n] = ibv_alloc_mw(b->s->pd, n % 2 ?
+						   IBV_MW_TYPE_2 :
+						   IBV_MW_TYPE_1)))
+		n++;
+	err = errno;
+	CHECK(n == max_mw && err == ENOMEM, "%d windows allocated, then %s; "
+	      "want max_mw %d, then ENOMEM", n, strerror(err), max_mw);
+	for (int i = 0; i < n; i++)
+		CHECK(ibv_dealloc_mw(w[i]) == 0, "ibv_dealloc_mw");
+	free(w);
+	b->limit_hits++;
+	dpt_log(b->s, "max_mw %d windows allocated, the next one ENOMEM",
+		max_mw);
+}
+
 static int side_b(struct dpt_side *s)
 {
 	struct ibv_device_attr da;
@@ -522,16 +661,26 @@ static int side_b(struct dpt_side *s)
 	CHECK(ibv_query_device(s->ctx, &da) == 0, "ibv_query_device");
 	CHECK((da.device_cap_flags & IBV_DEVICE_MEM_WINDOW) &&
 	      (da.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B) &&
-	      da.max_mw > 0, "memory windows not advertised (flags 0x%x, "
-	      "max_mw %d)", da.device_cap_flags, da.max_mw);
+	      da.max_mw > 0 && da.max_mw <= 65536, "memory windows not "
+	      "advertised (flags 0x%x, max_mw %d)", da.device_cap_flags,
+	      da.max_mw);
+	mw_limit(&b, da.max_mw);
 	b.buf = dpt_buf(BUF);
+	b.shadow = malloc(BUF);
+	CHECK(b.shadow, "malloc");
 	dpt_fill(b.buf + 8192, LEN, 0);	/* type 2's range, before writes */
 	b.mr = dpt_mr(s, b.buf, BUF, LW | IBV_ACCESS_MW_BIND);
 	type1(&b);
 	type2(&b);
 	bind_errors(&b);
+	zero_based(&b);
+	other_pd(&b);
+	dpt_log(s, "tally: rem_access=%u mw_refused=%u bound=%u inv=%u "
+		"limit_hits=%u", b.rem_access, b.mw_refused, b.bound, b.inv,
+		b.limit_hits);
 	dpt_send(s, &end, sizeof(end));
 	CHECK(ibv_dereg_mr(b.mr) == 0, "ibv_dereg_mr");
+	free(b.shadow);
 	return 0;
 }
 
