@@ -15,7 +15,11 @@ LV_SRCS := \
 	libverbs/lv_device.c \
 	libverbs/lv_fork.c \
 	libverbs/lv_handle.c \
+	libverbs/lv_cmd_cq_srq.c \
+	libverbs/lv_cmd_ctx.c \
 	libverbs/lv_cmd_ioctl.c \
+	libverbs/lv_cmd_post.c \
+	libverbs/lv_cmd_qp.c \
 	libverbs/lv_cmd_verbs.c \
 	libverbs/lv_cmd_write.c \
 	libverbs/lv_kern_ctx.c \
@@ -59,7 +63,7 @@ ALL_TARGETS += $(LIBIBVERBS) $(LIBDIR_B)/libibverbs.so
 INSTALL_TARGETS += install-libverbs
 HEADERS_CHECK += libverbs/pv_provider.h libverbs/lv_core.h
 HEADERS_CHECK += libverbs/lv_kern_abi.h libverbs/lv_kern.h libverbs/lv_cmd.h \
-	libverbs/lv_kern_verbs.h
+	libverbs/lv_kern_verbs.h libverbs/lv_ioctl_fill.h
 
 $(eval $(call unit_test,test_lv_pure,tests/unit/libverbs/test_lv_pure.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_soft_attr,tests/unit/soft_provider/test_soft_attr.c,$(LV_ALL_OBJS),))
