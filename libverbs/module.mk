@@ -74,3 +74,4 @@ $(eval $(call unit_test,test_soft_maps,tests/unit/soft_provider/test_soft_maps.c
 $(eval $(call unit_test,test_soft_post,tests/unit/soft_provider/test_soft_post.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_lv_kern_match,tests/unit/libverbs/test_lv_kern_match.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_lv_cmd,tests/unit/libverbs/test_lv_cmd.c,$(LV_ALL_OBJS),))
+$(eval $(call unit_test,test_lv_cmd_ex,tests/unit/libverbs/test_lv_cmd_ex.c,$(LV_ALL_OBJS),))
