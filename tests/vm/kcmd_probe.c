@@ -10,6 +10,13 @@
  *   ibv_start_poll/ibv_next_poll, payloads compared; ibv_create_srq and
  *   ibv_create_srq_ex, ibv_modify_srq/ibv_query_srq (limit); a UD QP from
  *   ibv_create_qp_ex, ibv_attach_mcast/ibv_detach_mcast.
+ * Then the kernel-side commands no provider of this VM calls:
+ *   ibv_cmd_query_context (ioctl) agrees with get_context's vector count,
+ *   or is EOPNOTSUPP from a driver without query_ucontext (rxe);
+ *   ibv_cmd_post_send of a two-WR chain on the RC QP is accepted by the
+ *   kernel's parser (rxe then only kicks its requester: the WRs are not
+ *   executed), and on the UD QP (in RTS) a chain is accepted and refused
+ *   once its second WR names an AH handle the kernel never gave.
  * Prints "ok: ..." per step, "FAIL: ..." and exits 1 on the first error.
  * Usage: kcmd-probe DEVICE GID_INDEX
  */
@@ -22,6 +29,12 @@
 
 #define LEN 4096
 #define PSN 0x1234
+
+/* The provider ABI itself (IBVERBS_PRIVATE_34), called directly: the
+ * kernel's uverbs parses what these send. */
+int ibv_cmd_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		      struct ibv_send_wr **bad_wr);
+int ibv_cmd_query_context(struct ibv_context *c, void *driver_link);
 
 static int fail(const char *what, int err)
 {
@@ -213,6 +226,22 @@ static void rc_path(struct ibv_context *c, struct ibv_pd *pd,
 	CHECK(!memcmp(buf, buf + 2 * LEN, LEN), "RDMA WRITE payload differs");
 	printf("ok: RDMA WRITE %d bytes, payload equal\n", LEN);
 
+	struct ibv_sge s2[2] = { { (uintptr_t)buf, 64, mr->lkey },
+				 { (uintptr_t)(buf + 64), 64, mr->lkey } };
+	struct ibv_send_wr w2 = {
+		.wr_id = 5, .sg_list = s2, .num_sge = 2,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.wr.rdma = { (uintptr_t)(buf + 2 * LEN), mr->rkey },
+	};
+	struct ibv_send_wr w1 = { .wr_id = 4, .next = &w2, .sg_list = &ss,
+				  .num_sge = 1, .opcode = IBV_WR_SEND };
+
+	sbad = NULL;
+	ret = ibv_cmd_post_send(qp, &w1, &sbad);
+	if (ret)
+		fail("ibv_cmd_post_send (RC chain of 2)", ret);
+	printf("ok: ibv_cmd_post_send RC chain (2 WRs, 3 SGEs) accepted by uverbs\n");
+
 	if (ibv_destroy_qp(qp))
 		fail("ibv_destroy_qp RC", errno);
 	if (ibv_dereg_mr(mr))
@@ -266,7 +295,7 @@ static void srq_path(struct ibv_context *c, struct ibv_pd *pd,
 }
 
 static void ud_mcast(struct ibv_context *c, struct ibv_pd *pd,
-		     struct ibv_cq *cq)
+		     struct ibv_cq *cq, int gid_index)
 {
 	struct ibv_qp_init_attr_ex qa = {
 		.qp_type = IBV_QPT_UD, .comp_mask = IBV_QP_INIT_ATTR_PD,
@@ -293,6 +322,58 @@ static void ud_mcast(struct ibv_context *c, struct ibv_pd *pd,
 	CHECK(ret != 0, "second ibv_detach_mcast succeeded");
 	printf("ok: UD qpn 0x%x attach/detach ff0e::1234, second detach refused (%s)\n",
 	       qp->qp_num, strerror(ret));
+
+	/* A real AH, then one whose handle the kernel never gave out. */
+	union ibv_gid gid;
+	if (ibv_query_gid(c, 1, gid_index, &gid))
+		fail("ibv_query_gid", errno);
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1,
+				  .grh = { .dgid = gid, .hop_limit = 1,
+					   .sgid_index = (uint8_t)gid_index } };
+	struct ibv_ah *ah = ibv_create_ah(pd, &aa);
+	struct ibv_ah bogus = { .context = c, .pd = pd, .handle = 0xdead };
+	char buf[64];
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf), 0);
+	if (!ah || !mr)
+		fail("ibv_create_ah/ibv_reg_mr", errno);
+	struct ibv_sge sg = { (uintptr_t)buf, sizeof(buf), mr->lkey };
+	struct ibv_send_wr u2 = { .wr_id = 2, .sg_list = &sg, .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .wr.ud = { &bogus, qp->qp_num, 0x11111111 } };
+	struct ibv_send_wr u1 = { .wr_id = 1, .next = &u2, .sg_list = &sg,
+				  .num_sge = 1, .opcode = IBV_WR_SEND,
+				  .wr.ud = { ah, qp->qp_num, 0x11111111 } };
+	struct ibv_send_wr *bad = NULL;
+	struct ibv_qp_attr qa2 = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				   .qkey = 0x11111111 };
+
+	modify(qp, &qa2, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+	       IBV_QP_QKEY, "UD modify INIT");
+	qa2 = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RTR };
+	modify(qp, &qa2, IBV_QP_STATE, "UD modify RTR");
+	qa2 = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RTS, .sq_psn = 1 };
+	modify(qp, &qa2, IBV_QP_STATE | IBV_QP_SQ_PSN, "UD modify RTS");
+	/* Both AHs real: the kernel's parser takes the chain. */
+	u2.wr.ud.ah = ah;
+	ret = ibv_cmd_post_send(qp, &u1, &bad);
+	if (ret)
+		fail("ibv_cmd_post_send (UD chain of 2)", ret);
+	/* The second names an AH the kernel never gave out: refused while
+	 * parsing (no index comes back: bad_wr is the chain's first, as
+	 * rdma-core's). */
+	u2.wr.ud.ah = &bogus;
+	ret = ibv_cmd_post_send(qp, &u1, &bad);
+	/* Kernels answer ENOENT (the handle's lookup) or EINVAL. */
+	if ((ret != ENOENT && ret != EINVAL) || bad != &u1) {
+		printf("FAIL: ibv_cmd_post_send with an unknown AH: %d (%s), bad_wr %s\n",
+		       ret, strerror(ret), bad == &u1 ? "WR 1" : bad == &u2 ?
+		       "WR 2" : "neither");
+		exit(1);
+	}
+	printf("ok: ibv_cmd_post_send UD chain accepted; with an unknown AH in WR 2: %s\n",
+	       strerror(ret));
+	if (ibv_destroy_ah(ah) || ibv_dereg_mr(mr))
+		fail("ibv_destroy_ah/ibv_dereg_mr", errno);
 	if (ibv_destroy_qp(qp))
 		fail("ibv_destroy_qp UD", errno);
 }
@@ -336,7 +417,25 @@ int main(int argc, char **argv)
 
 	rc_path(c, pd, cq, atoi(argv[2]));
 	srq_path(c, pd, ibv_cq_ex_to_cq(cq));
-	ud_mcast(c, pd, ibv_cq_ex_to_cq(cq));
+	ud_mcast(c, pd, ibv_cq_ex_to_cq(cq), atoi(argv[2]));
+
+	old = c->num_comp_vectors;
+	c->num_comp_vectors = -1;
+	ret = ibv_cmd_query_context(c, NULL);
+	if (ret == EOPNOTSUPP) {
+		/* The method's handler: this driver has no query_ucontext
+		 * (t_kcmd_qp.sh checks the ioctl reached it in strace). */
+		CHECK(c->num_comp_vectors == -1, "query_context: failed but wrote");
+		c->num_comp_vectors = old;
+		printf("ok: ibv_cmd_query_context (ioctl): EOPNOTSUPP from the driver\n");
+	} else if (ret) {
+		fail("ibv_cmd_query_context", ret);
+	} else {
+		CHECK(c->num_comp_vectors == old,
+		      "query_context: vectors differ from get_context's");
+		printf("ok: ibv_cmd_query_context (ioctl): %d completion vectors, as get_context\n",
+		       c->num_comp_vectors);
+	}
 
 	if (ibv_destroy_cq(ibv_cq_ex_to_cq(cq)))
 		fail("ibv_destroy_cq", errno);
