@@ -15,7 +15,11 @@ LV_SRCS := \
 	libverbs/lv_device.c \
 	libverbs/lv_fork.c \
 	libverbs/lv_handle.c \
+	libverbs/lv_cmd_cq_srq.c \
+	libverbs/lv_cmd_ctx.c \
 	libverbs/lv_cmd_ioctl.c \
+	libverbs/lv_cmd_post.c \
+	libverbs/lv_cmd_qp.c \
 	libverbs/lv_cmd_verbs.c \
 	libverbs/lv_cmd_write.c \
 	libverbs/lv_kern_ctx.c \
@@ -62,7 +66,7 @@ INSTALL_TARGETS += install-libverbs
 HEADERS_CHECK += libverbs/pv_provider.h libverbs/lv_core.h
 HEADERS_CHECK += libverbs/lv_kern_abi.h libverbs/lv_kern.h libverbs/lv_cmd.h \
 	libverbs/lv_kern_nl.h \
-	libverbs/lv_kern_verbs.h
+	libverbs/lv_kern_verbs.h libverbs/lv_ioctl_fill.h
 
 $(eval $(call unit_test,test_lv_pure,tests/unit/libverbs/test_lv_pure.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_soft_attr,tests/unit/soft_provider/test_soft_attr.c,$(LV_ALL_OBJS),))
@@ -74,3 +78,4 @@ $(eval $(call unit_test,test_soft_post,tests/unit/soft_provider/test_soft_post.c
 $(eval $(call unit_test,test_lv_kern_match,tests/unit/libverbs/test_lv_kern_match.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_lv_kern_nl,tests/unit/libverbs/test_lv_kern_nl.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_lv_cmd,tests/unit/libverbs/test_lv_cmd.c,$(LV_ALL_OBJS),))
+$(eval $(call unit_test,test_lv_cmd_ex,tests/unit/libverbs/test_lv_cmd_ex.c,$(LV_ALL_OBJS),))

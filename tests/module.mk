@@ -33,3 +33,12 @@ $(MR_HOLD): $(call objs,tests/integration/mr/mr_hold.c) $(LIBIBVERBS)
 	$(CC) $(BASE_LDFLAGS) -o $@ $(filter %.o,$^) $(LIBIBVERBS)
 
 ALL_TARGETS += $(MR_HOLD)
+
+# tests/vm/t_kcmd_qp.sh: the QP/CQ/SRQ provider-ABI commands on a kernel
+# device in the VM (our libibverbs, Debian's librxe).
+KCMD_PROBE := $(TESTDIR_B)/bin/kcmd-probe
+$(KCMD_PROBE): $(call objs,tests/vm/kcmd_probe.c) $(LIBIBVERBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_LDFLAGS) -o $@ $(filter %.o,$^) $(LIBIBVERBS)
+
+ALL_TARGETS += $(KCMD_PROBE)
