@@ -7,6 +7,9 @@
 
 void rc_rs_grants_init(struct rc_rs_grants *g, struct rc_rs_sge first)
 {
+	/* The private data's check bounds it already (rc_rs_conn_decode). */
+	if (first.length > RC_RS_MSG_DATA_MASK)
+		first.length = RC_RS_MSG_DATA_MASK;
 	g->cur = first;
 	g->next = 1 % RC_RS_SGL_SIZE;
 	g->ready = 0;
