@@ -25,6 +25,7 @@
 
 #include <rdma/rdma_cma.h>
 
+#include "librdmacm/rc_rs_grant.h"
 #include "librdmacm/rc_rs_proto.h"
 #include "librdmacm/rc_rs_rx.h"
 #include "librdmacm/rc_rs_dgram.h"
@@ -106,8 +107,8 @@ struct rc_rs {
 	bool swap_sgl;			/* ends differ in byte order */
 	struct rc_rs_sge remote_sgl;	/* the peer's target SGL */
 	uint32_t remote_sge;		/* next entry of it to write */
-	struct rc_rs_sge cur;		/* grant being filled */
-	uint32_t tsge;			/* next entry of tsgl to take */
+	struct rc_rs_grants grants;	/* the peer's, as its SGL messages
+					 * complete (rc_rs_grant.h) */
 	uint32_t sqe_avail;
 	uint32_t ctrl_seqno, ctrl_max;	/* control slots used / allowed */
 	uint32_t sbuf_avail, sbuf_head;	/* free bytes, next offset */

@@ -242,8 +242,7 @@ int rc_rs_peer_conn(struct rc_rs *rs, const void *pdata, size_t len)
 			.addr = c.target_sgl.addr + (uint64_t)c.target_sgl.length *
 				sizeof(struct rc_rs_sge),
 			.key = c.target_sgl.key, .length = c.iomap_size };
-	rs->cur = c.data_buf;
-	rs->tsge = 1 % RC_RS_SGL_SIZE;
+	rc_rs_grants_init(&rs->grants, c.data_buf);
 	rs->rx.sseq_no = 0;
 	rs->rx.sseq_comp = c.credits;
 	rs->rx.peer_credits = c.credits;

@@ -81,6 +81,12 @@ static void on_recv(struct rc_rs *rs, const struct ibv_wc *wc)
 	}
 	msg = be32toh(wc->imm_data);
 	act = rc_rs_rx_msg(&rs->rx, msg, &why);
+	/* Its grant, if it wrote one, is in our target SGL only now. */
+	if (act >= 0 && rc_rs_msg_op(msg) == RC_RS_OP_SGL &&
+	    rc_rs_grants_arrived(&rs->grants, wc->byte_len) < 0) {
+		act = -EPROTO;
+		why = "a grant of a wrong size or into an entry not taken";
+	}
 	if (act < 0) {
 		proto_error(rs, why, msg);
 	} else if (act == RC_RS_RX_DISCONNECT) {
@@ -267,29 +273,11 @@ void rc_rs_progress(struct rc_rs *rs)
 	update_credits(rs);
 }
 
-/* The grant to fill: the current one, or the next the peer wrote. */
+/* The grant to fill: the current one, or the next the peer wrote whose
+ * SGL message completed (rc_rs_grant.h: never one still being placed). */
 uint32_t rc_rs_grant_left(struct rc_rs *rs)
 {
-	volatile struct rc_rs_sge *e;
-	struct rc_rs_sge g;
-
-	if (rs->cur.length)
-		return rs->cur.length;
-	e = (volatile struct rc_rs_sge *)&rs->tsgl[rs->tsge];
-	g.length = __atomic_load_n(&e->length, __ATOMIC_ACQUIRE);
-	if (!g.length)
-		return 0;
-	g.addr = e->addr;
-	g.key = e->key;
-	e->length = 0;		/* taken; the peer rewrites it later */
-	g = rc_rs_sge_from_peer(g, rs->swap_sgl);
-	/* The peer's own memory, reached only through its rkey: all we
-	 * bound is the size, so a DATA length fits the immediate. */
-	if (g.length > RC_RS_MSG_DATA_MASK)
-		g.length = RC_RS_MSG_DATA_MASK;
-	rs->cur = g;
-	rs->tsge = (rs->tsge + 1) % RC_RS_SGL_SIZE;
-	return g.length;
+	return rc_rs_grants_left(&rs->grants, rs->tsgl, rs->swap_sgl);
 }
 
 bool rc_rs_can_send(struct rc_rs *rs)
@@ -362,11 +350,10 @@ static int write_payload(struct rc_rs *rs, const uint8_t *buf, uint32_t n,
 
 int rc_rs_write_data(struct rc_rs *rs, const uint8_t *buf, uint32_t n)
 {
-	uint64_t addr = rs->cur.addr;
-	uint32_t key = rs->cur.key;
+	uint64_t addr;
+	uint32_t key;
 
-	rs->cur.addr += n;
-	rs->cur.length -= n;
+	rc_rs_grants_use(&rs->grants, n, &addr, &key);
 	return write_payload(rs, buf, n, addr, key, true,
 			     rc_rs_msg(RC_RS_OP_DATA, n));
 }

@@ -118,10 +118,9 @@ fi
 cm_quiet() {
 	[ "$(cm_stat 1 cm_ids_live)" = 0 ] && [ "$(cm_stat 2 cm_ids_live)" = 0 ]
 }
-# rs_kill_once SIDE: one pair, SIDE killed after 2 s.  Sets _kres: ok,
-# early (the pair reset itself before the kill: the open bug in
-# librdmacm/README.md, "Known bugs"), or fail (with _kwhy).
-rs_kill_once() {
+# rs_kill_run SIDE: one pair, SIDE killed after 2 s.  Sets _kres: ok, early
+# (the pair reset itself before the kill), or fail (with _kwhy).
+rs_kill_run() {
 	_kn=rs-kill-$1
 	wait_until 10 cm_quiet ||
 		echo "note: $_kn starts with CM ids live: node 1 $(cm_stat 1 cm_ids_live), node 2 $(cm_stat 2 cm_ids_live)"
@@ -152,17 +151,12 @@ rs_kill_once() {
 	fi
 }
 # A peer killed mid-transfer must make the other side fail within
-# seconds.  A pair that reset itself before the kill is the open bug
-# (named, counted, the case run once more); the kill is what is judged.
+# seconds; a pair that reset itself before the kill fails the case.
 rs_kill() {
-	rs_kill_once "$1"
-	if [ "$_kres" = early ]; then
-		echo "KNOWN BUG (librdmacm/README.md): rs-kill-$1's pair reset itself before the kill ($_kwhy); once more"
-		rs_kill_once "$1"
-	fi
+	rs_kill_run "$1"
 	case $_kres in
 	ok) case_ok "$_kn: the survivor failed after ${_ksecs}s (exit $_krc): $(grep -m1 -E 'rsend|rrecv|rpoll' "$TMP/$_kn".* | cut -d: -f2-)" ;;
-	early) case_fail "$_kn" "the pair reset itself before the kill, twice: $_kwhy" ;;
+	early) case_fail "$_kn" "the pair reset itself before the kill: $_kwhy" ;;
 	*) case_fail "$_kn" "$_kwhy" ;;
 	esac
 }

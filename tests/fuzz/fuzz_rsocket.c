@@ -5,11 +5,14 @@
  * (40 bytes: decoded and, when valid, it sets the credits), a queue depth
  * and buffer size, then 5-byte steps: an immediate from the peer, a read
  * of k bytes, a grant of the next free half, a message of ours, or an
- * iomap lookup over a table the input fills.  After every step the
- * receiver's invariants must hold whatever the peer sent: unread bytes
- * within the granted span, ring indices in range, our credit window
- * within the peer's queue; a violation (-EPROTO) ends the connection as
- * it does in the library.
+ * iomap lookup over a table the input fills.  An SGL message also
+ * completes a write of some length into our target SGL (rc_rs_grant.c),
+ * whose entries the input fills, and a message of ours takes from the
+ * grants.  After every step the receiver's invariants must hold whatever
+ * the peer sent: unread bytes within the granted span, ring indices in
+ * range, our credit window within the peer's queue, never more grants
+ * outstanding than target SGL entries, never a byte past a grant; a
+ * violation (-EPROTO) ends the connection as it does in the library.
  */
 #include <assert.h>
 #include <errno.h>
@@ -17,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "librdmacm/rc_rs_grant.h"
 #include "librdmacm/rc_rs_proto.h"
 #include "librdmacm/rc_rs_rx.h"
 
@@ -32,6 +36,12 @@ static void invariants(const struct rc_rs_rx *rx)
 	assert(rx->rbuf_avail <= rx->rbuf_size);
 	assert((uint64_t)rx->queued <= rx->rbuf_size - rx->rbuf_avail);
 	assert(win <= rx->peer_credits);
+}
+
+static void grant_invariants(const struct rc_rs_grants *g)
+{
+	assert(g->ready <= RC_RS_SGL_SIZE);
+	assert(g->next < RC_RS_SGL_SIZE);
 }
 
 static void lookup(const uint8_t *p, size_t left)
@@ -50,6 +60,8 @@ static void lookup(const uint8_t *p, size_t left)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct rc_rs_sge tsgl[RC_RS_SGL_SIZE];
+	struct rc_rs_grants g;
 	struct rc_rs_conn c;
 	struct rc_rs_rx rx;
 	uint32_t *ring, rbuf, depth;
@@ -70,6 +82,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc_rs_rx_init(&rx, ring, depth + 1, rbuf);
 	rx.sseq_comp = c.credits;
 	rx.peer_credits = c.credits;
+	rc_rs_grants_init(&g, c.data_buf);
+	memset(tsgl, 0, sizeof(tsgl));
+	if (size >= 45 + sizeof(tsgl))
+		memcpy(tsgl, data + size - sizeof(tsgl), sizeof(tsgl));
 	for (i = 45; i + 5 <= size; i += 5) {
 		uint32_t v;
 		int ret = 0;
@@ -78,6 +94,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		switch (data[i] % 5) {
 		case 0:
 			ret = rc_rs_rx_msg(&rx, v, &why);
+			/* The write's length: what the completion says. */
+			if (ret >= 0 && rc_rs_msg_op(v) == RC_RS_OP_SGL &&
+			    rc_rs_grants_arrived(&g, data[i] >> 3) < 0) {
+				ret = -EPROTO;
+				why = "grant";
+			}
 			break;
 		case 1:
 			rc_rs_rx_consume(&rx, v);
@@ -87,8 +109,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				rx.rbuf_avail -= rbuf / 2;
 			break;
 		case 3:
-			if (rx.sseq_no != rx.sseq_comp)
+			if (rx.sseq_no != rx.sseq_comp) {
+				uint32_t left = rc_rs_grants_left(&g, tsgl,
+								  data[i] & 8);
+				uint64_t addr;
+				uint32_t key, n = left ? 1 + v % left : 0;
+
+				assert(left <= RC_RS_MSG_DATA_MASK);
+				rc_rs_grants_use(&g, n, &addr, &key);
+				assert(g.cur.length == left - n);
 				rx.sseq_no++;
+			}
 			break;
 		default:
 			lookup(data + i, size - i);
@@ -98,6 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		}
 		invariants(&rx);
+		grant_invariants(&g);
 	}
 	free(ring);
 	return 0;
