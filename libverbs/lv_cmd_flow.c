@@ -105,6 +105,32 @@ static int filter_spec(const struct spec_kind *k, const uint8_t *ib,
 	return 0;
 }
 
+/* The ibv spec's header; the app's specs are packed at 4-byte steps, so
+ * every field is read by copy, never through the union's 8-byte type. */
+static void spec_hdr(const uint8_t *spec, uint32_t *type, uint16_t *size)
+{
+	memcpy(type, spec + offsetof(struct ibv_flow_spec, hdr.type),
+	       sizeof(*type));
+	memcpy(size, spec + offsetof(struct ibv_flow_spec, hdr.size),
+	       sizeof(*size));
+}
+
+/* The handle of the verbs object an action spec points at (the ibv
+ * object is the first member of verbs_flow_action/verbs_counters). */
+static int action_handle(const uint8_t *spec, size_t ib_size, size_t off,
+			 size_t handle_off, uint32_t *handle)
+{
+	const void *obj;
+
+	if (ib_size < off + sizeof(obj))
+		return EINVAL;
+	memcpy(&obj, spec + off, sizeof(obj));
+	if (!obj)
+		return EINVAL;
+	memcpy(handle, (const uint8_t *)obj + handle_off, sizeof(*handle));
+	return 0;
+}
+
 /* Pure: one ibv spec (ib_size bytes by its header) into kern (room for
  * KSPEC_MAX, zeroed); the kernel spec's size in *ksize. */
 int lv_flow_spec_to_kern(const void *spec, size_t ib_size, void *kern,
@@ -112,15 +138,18 @@ int lv_flow_spec_to_kern(const void *spec, size_t ib_size, void *kern,
 int lv_flow_spec_to_kern(const void *spec, size_t ib_size, void *kern,
 			 size_t *ksize)
 {
-	const struct ibv_flow_spec *s = spec;
 	struct ib_uverbs_flow_spec_hdr *h = kern;
-	uint32_t type = (uint32_t)s->hdr.type;
-	uint32_t base = type & ~(uint32_t)IBV_FLOW_SPEC_INNER;
+	uint32_t type, base;
+	uint16_t size;
+	int ret;
 
+	if (ib_size < IB_HDR)
+		return EINVAL;
+	spec_hdr(spec, &type, &size);
+	base = type & ~(uint32_t)IBV_FLOW_SPEC_INNER;
 	for (size_t i = 0; i < sizeof(spec_kinds) / sizeof(spec_kinds[0]);
 	     i++) {
 		const struct spec_kind *k = &spec_kinds[i];
-		int ret;
 
 		if (k->type != base || (base != type && !k->inner))
 			continue;
@@ -136,10 +165,12 @@ int lv_flow_spec_to_kern(const void *spec, size_t ib_size, void *kern,
 	switch (type) {
 	case IBV_FLOW_SPEC_ACTION_TAG: {
 		struct ib_uverbs_flow_spec_action_tag *t = kern;
+		size_t off = offsetof(struct ibv_flow_spec_action_tag, tag_id);
 
-		if (ib_size < sizeof(s->flow_tag))
+		if (ib_size < off + sizeof(t->tag_id))
 			return EINVAL;
-		t->tag_id = s->flow_tag.tag_id;
+		memcpy(&t->tag_id, (const uint8_t *)spec + off,
+		       sizeof(t->tag_id));
 		*ksize = sizeof(*t);
 		break;
 	}
@@ -149,21 +180,26 @@ int lv_flow_spec_to_kern(const void *spec, size_t ib_size, void *kern,
 	case IBV_FLOW_SPEC_ACTION_HANDLE: {
 		struct ib_uverbs_flow_spec_action_handle *a = kern;
 
-		if (ib_size < sizeof(s->handle) || !s->handle.action)
-			return EINVAL;
-		/* The action is the first member of verbs_flow_action. */
-		a->handle = ((const struct verbs_flow_action *)
-			     s->handle.action)->handle;
+		ret = action_handle(spec, ib_size,
+				    offsetof(struct ibv_flow_spec_action_handle,
+					     action),
+				    offsetof(struct verbs_flow_action, handle),
+				    &a->handle);
+		if (ret)
+			return ret;
 		*ksize = sizeof(*a);
 		break;
 	}
 	case IBV_FLOW_SPEC_ACTION_COUNT: {
 		struct ib_uverbs_flow_spec_action_count *a = kern;
 
-		if (ib_size < sizeof(s->flow_count) || !s->flow_count.counters)
-			return EINVAL;
-		a->handle = ((const struct verbs_counters *)
-			     s->flow_count.counters)->handle;
+		ret = action_handle(spec, ib_size,
+				    offsetof(struct ibv_flow_spec_counter_action,
+					     counters),
+				    offsetof(struct verbs_counters, handle),
+				    &a->handle);
+		if (ret)
+			return ret;
 		*ksize = sizeof(*a);
 		break;
 	}
@@ -208,15 +244,17 @@ LV_EXPORT int ibv_cmd_create_flow(struct ibv_qp *qp, struct ibv_flow *flow_id,
 	req->core.flow_attr.flags = flow_attr->flags;
 	kern = (uint8_t *)(req + 1);
 	for (unsigned int i = 0; i < flow_attr->num_of_specs; i++) {
-		const struct ibv_flow_spec *s = (const void *)ib;
 		size_t ksize = 0;
+		uint32_t type;
+		uint16_t size;
 
-		ret = lv_flow_spec_to_kern(s, s->hdr.size, kern, &ksize);
+		spec_hdr(ib, &type, &size);
+		ret = lv_flow_spec_to_kern(ib, size, kern, &ksize);
 		if (ret)
 			break;
 		req->core.flow_attr.size += (uint16_t)ksize;
 		kern += ksize;
-		ib += s->hdr.size;
+		ib += size;
 	}
 	if (ret) {
 		free(req);
