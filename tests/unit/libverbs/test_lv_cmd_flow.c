@@ -162,6 +162,21 @@ static void test_cmd_flow__create_wq_ioctl(void **state)
 	assert_int_equal(kf.ioctls, 0);
 }
 
+/* A provider's udata of up to 8 bytes travels inline in UHW_IN's .data
+ * (the kernel's rule), longer ones by address. */
+static void test_cmd_flow__create_wq_uhw_inline(void **state)
+{
+	struct wq_fixture f;
+
+	wq_fixture(&f);
+	assert_int_equal(ibv_cmd_create_wq(kf_ctx(), &f.attr, &f.wq, &f.cmd,
+					   sizeof(f.cmd) - 8, &f.resp.core,
+					   sizeof(f.resp.core)), 0);
+	assert_ioctl(UVERBS_OBJECT_WQ, UVERBS_METHOD_WQ_CREATE, 12);
+	assert_attr(UVERBS_ATTR_UHW_IN, 8, 0xd1d2d3d4d5d6d7d8ull);
+	assert_null(kf_attr(UVERBS_ATTR_UHW_OUT));
+}
+
 /* Without the ioctl framework create_wq is extended command 52: core of
  * 40 bytes (5 words: user_handle @32, pd @40, cq @44, max_wr @48,
  * max_sge @52), the provider's 16 bytes (2 words) after it untouched,
@@ -625,6 +640,7 @@ int main(void)
 #define T(name) cmocka_unit_test_setup(test_cmd_flow__##name, setup)
 	const struct CMUnitTest tests[] = {
 		T(create_wq_ioctl),
+		T(create_wq_uhw_inline),
 		T(create_wq_write_fallback),
 		T(modify_wq),
 		T(destroy_wq),

@@ -54,6 +54,7 @@ int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *qp,
 		    int vqp_sz, struct ibv_qp_open_attr *attr, void *cmd,
 		    size_t cmd_size, struct ib_uverbs_create_qp_resp *resp,
 		    size_t resp_size);
+int execute_ioctl(struct ibv_context *context, struct ibv_command_buffer *cmd);
 extern bool verbs_allow_disassociate_destroy;
 
 static int setup(void **state)
@@ -468,6 +469,39 @@ static void test_cmd_mr__open_qp(void **state)
 					 0, &resp, sizeof(resp)), EOPNOTSUPP);
 }
 
+/* The builders never write past the command's room: one attribute too
+ * many, or a value longer than the ABI's 16-bit length, marks the buffer
+ * and execute_ioctl refuses it (EINVAL, errno too) without an ioctl. */
+static void test_cmd_mr__attr_room(void **state)
+{
+	struct lv_cmdb c;
+	uint8_t big[8];
+
+	lv_cmdb_init(&c, UVERBS_OBJECT_MR, UVERBS_METHOD_QUERY_MR, 4, NULL);
+	for (int i = 0; i < LV_CMDB_MAX; i++)
+		lv_attr_in_u32(&c, (uint16_t)i, (uint32_t)i);
+	assert_int_equal(c.b.buffer_error, 0);
+	assert_ptr_equal(c.b.next_attr, c.attrs + LV_CMDB_MAX);
+	lv_attr_in_u32(&c, 99, 1);
+	assert_int_equal(c.b.buffer_error, 1);
+	assert_ptr_equal(c.b.next_attr, c.attrs + LV_CMDB_MAX);
+	errno = 0;
+	assert_int_equal(execute_ioctl(kf_ctx(), &c.b), EINVAL);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(kf.ioctls, 0);
+
+	lv_cmdb_init(&c, UVERBS_OBJECT_MR, UVERBS_METHOD_QUERY_MR, 1, NULL);
+	lv_attr_in(&c, 1, big, (size_t)UINT16_MAX + 1);
+	assert_int_equal(c.b.buffer_error, 1);
+	assert_int_equal(execute_ioctl(kf_ctx(), &c.b), EINVAL);
+	assert_int_equal(kf.ioctls, 0);
+	/* Up to 8 bytes go inline, longer by address. */
+	lv_cmdb_init(&c, UVERBS_OBJECT_MR, UVERBS_METHOD_QUERY_MR, 2, NULL);
+	memcpy(big, "abcdefgh", 8);
+	assert_memory_equal(&lv_attr_in(&c, 1, big, 8)->data, "abcdefgh", 8);
+	assert_int_equal(lv_attr_in(&c, 2, big, 9)->data, (uintptr_t)big);
+}
+
 /* The public verbs on a kernel context go to the provider's ops. */
 static int rereg_calls;
 static int fake_rereg(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
@@ -537,6 +571,7 @@ int main(void)
 		T(dm),
 		T(open_xrcd),
 		T(open_qp),
+		T(attr_room),
 		T(public_rereg_dispatch),
 	};
 
