@@ -25,6 +25,7 @@ LV_SRCS := \
 	libverbs/lv_cmd_xrc.c \
 	libverbs/lv_kern_ctx.c \
 	libverbs/lv_kern_dev.c \
+	libverbs/lv_kern_import.c \
 	libverbs/lv_kern_match.c \
 	libverbs/lv_kern_mr.c \
 	libverbs/lv_kern_nl.c \
@@ -69,6 +70,7 @@ HEADERS_CHECK += libverbs/pv_provider.h libverbs/lv_core.h
 HEADERS_CHECK += libverbs/lv_kern_abi.h libverbs/lv_kern.h libverbs/lv_cmd.h \
 	libverbs/lv_kern_nl.h \
 	libverbs/lv_kern_verbs.h libverbs/lv_cmd_attr.h libverbs/lv_kern_mr.h \
+	libverbs/lv_kern_import.h \
 	tests/unit/libverbs/kcmd_fake.h
 
 $(eval $(call unit_test,test_lv_pure,tests/unit/libverbs/test_lv_pure.c,$(LV_ALL_OBJS),))

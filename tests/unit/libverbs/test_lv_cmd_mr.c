@@ -558,6 +558,52 @@ static void test_cmd_mr__public_rereg_dispatch(void **state)
 	priv->ops.rereg_mr = NULL;
 }
 
+static struct ibv_mr imported;
+static int unimports;
+static struct ibv_mr *fake_import_mr(struct ibv_pd *pd, uint32_t handle)
+{
+	imported.handle = handle;
+	imported.pd = pd;
+	imported.context = pd->context;
+	return &imported;
+}
+
+static void fake_unimport_mr(struct ibv_mr *mr)
+{
+	unimports++;
+}
+
+/* ibv_import_mr/pd/dm on a kernel context: the provider's op, or NULL
+ * with EOPNOTSUPP (an unimport: nothing) without one. */
+static void test_cmd_mr__public_import_dispatch(void **state)
+{
+	struct lv_kern_priv *priv = lv_kern_priv(kf_ctx());
+	struct ibv_pd pd = { .context = kf_ctx() };
+
+	errno = 0;
+	assert_null(ibv_import_mr(&pd, 5));
+	assert_int_equal(errno, EOPNOTSUPP);
+	errno = 0;
+	assert_null(ibv_import_pd(kf_ctx(), 5));
+	assert_int_equal(errno, EOPNOTSUPP);
+	errno = 0;
+	assert_null(ibv_import_dm(kf_ctx(), 5));
+	assert_int_equal(errno, EOPNOTSUPP);
+	imported.context = kf_ctx();
+	ibv_unimport_mr(&imported);
+	ibv_unimport_pd(&pd);
+	assert_int_equal(unimports, 0);
+	priv->ops.import_mr = fake_import_mr;
+	priv->ops.unimport_mr = fake_unimport_mr;
+	assert_ptr_equal(ibv_import_mr(&pd, 0x2b), &imported);
+	assert_int_equal(imported.handle, 0x2b);
+	assert_ptr_equal(imported.pd, &pd);
+	ibv_unimport_mr(&imported);
+	assert_int_equal(unimports, 1);
+	priv->ops.import_mr = NULL;
+	priv->ops.unimport_mr = NULL;
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup(test_cmd_mr__##name, setup)
@@ -573,6 +619,7 @@ int main(void)
 		T(open_qp),
 		T(attr_room),
 		T(public_rereg_dispatch),
+		T(public_import_dispatch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
