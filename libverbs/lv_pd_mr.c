@@ -8,6 +8,7 @@
 #include "common/pv_usdt.h"
 #include "libverbs/lv_core.h"
 #include "libverbs/lv_kern_verbs.h"
+#include "libverbs/lv_kern_mr.h"
 
 #define pv_pd_of(p) ((struct pv_pd *)(p))
 #define pv_mr_of(m) ((struct pv_mr *)(m))
@@ -116,6 +117,8 @@ LV_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 					   size_t length, uint64_t iova,
 					   int fd, int access)
 {
+	if (pd && lv_kern_priv(pd->context))
+		return lv_k_reg_dmabuf_mr(pd, offset, length, iova, fd, access);
 	return lv_null_errno(-EOPNOTSUPP);
 }
 
@@ -128,6 +131,8 @@ LV_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 LV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 			   void *addr, size_t length, int access)
 {
+	if (mr && lv_kern_priv(mr->context))
+		return lv_k_rereg_mr(mr, flags, pd, addr, length, access);
 	bool xlate = flags & IBV_REREG_MR_CHANGE_TRANSLATION;
 	struct pv_context *ctx;
 	int ret;

@@ -15,16 +15,23 @@ LV_SRCS := \
 	libverbs/lv_device.c \
 	libverbs/lv_fork.c \
 	libverbs/lv_handle.c \
+	libverbs/lv_cmd_attr.c \
 	libverbs/lv_cmd_cq_srq.c \
 	libverbs/lv_cmd_ctx.c \
+	libverbs/lv_cmd_flow.c \
 	libverbs/lv_cmd_ioctl.c \
+	libverbs/lv_cmd_mr.c \
 	libverbs/lv_cmd_post.c \
 	libverbs/lv_cmd_qp.c \
 	libverbs/lv_cmd_verbs.c \
+	libverbs/lv_cmd_wq.c \
 	libverbs/lv_cmd_write.c \
+	libverbs/lv_cmd_xrc.c \
 	libverbs/lv_kern_ctx.c \
 	libverbs/lv_kern_dev.c \
+	libverbs/lv_kern_import.c \
 	libverbs/lv_kern_match.c \
+	libverbs/lv_kern_mr.c \
 	libverbs/lv_kern_nl.c \
 	libverbs/lv_kern_nlio.c \
 	libverbs/lv_kern_verbs.c \
@@ -66,7 +73,10 @@ INSTALL_TARGETS += install-libverbs
 HEADERS_CHECK += libverbs/pv_provider.h libverbs/lv_core.h
 HEADERS_CHECK += libverbs/lv_kern_abi.h libverbs/lv_kern.h libverbs/lv_cmd.h \
 	libverbs/lv_kern_nl.h \
-	libverbs/lv_kern_verbs.h libverbs/lv_ioctl_fill.h
+	libverbs/lv_kern_verbs.h libverbs/lv_ioctl_fill.h \
+	libverbs/lv_cmd_attr.h libverbs/lv_kern_mr.h \
+	libverbs/lv_kern_import.h \
+	tests/unit/libverbs/kcmd_fake.h
 
 $(eval $(call unit_test,test_lv_pure,tests/unit/libverbs/test_lv_pure.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_soft_attr,tests/unit/soft_provider/test_soft_attr.c,$(LV_ALL_OBJS),))
@@ -79,3 +89,5 @@ $(eval $(call unit_test,test_lv_kern_match,tests/unit/libverbs/test_lv_kern_matc
 $(eval $(call unit_test,test_lv_kern_nl,tests/unit/libverbs/test_lv_kern_nl.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_lv_cmd,tests/unit/libverbs/test_lv_cmd.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_lv_cmd_ex,tests/unit/libverbs/test_lv_cmd_ex.c,$(LV_ALL_OBJS),))
+$(eval $(call unit_test,test_lv_cmd_mr,tests/unit/libverbs/test_lv_cmd_mr.c tests/unit/libverbs/kcmd_fake.c,$(LV_ALL_OBJS),))
+$(eval $(call unit_test,test_lv_cmd_flow,tests/unit/libverbs/test_lv_cmd_flow.c tests/unit/libverbs/kcmd_fake.c,$(LV_ALL_OBJS),))
