@@ -4,14 +4,19 @@
  * provider compiled in for its devices, then appends the host's kernel
  * devices (lv_kern_dev.c; none without /sys/class/infiniband_verbs);
  * devices are refcounted so an open context keeps its device alive after
- * ibv_free_device_list.
+ * ibv_free_device_list.  Provider devices' indices and sysfs paths never
+ * equal a kernel device's (lv_dev_ident.h).
  */
 #include <endian.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 
 #include "libverbs/lv_core.h"
+#include "libverbs/lv_dev_ident.h"
 #include "libverbs/lv_kern.h"
 
 void lv_device_ref(struct pv_device *dev)
@@ -25,34 +30,53 @@ void lv_device_unref(struct pv_device *dev)
 		free(dev);
 }
 
+/* <sysfs>/class/infiniband/<name> is a per-pod tree's folder (pvctl
+ * sysfs mounted over the class): a real folder not on sysfs.  A kernel
+ * device's entry is a symbolic link on sysfs. */
+static bool in_pod_tree(const char *sysfs, const char *name)
+{
+	char path[IBV_SYSFS_PATH_MAX];
+	struct statfs fs;
+	struct stat st;
+
+	if (!lv_dev_name_ok(name) ||
+	    snprintf(path, sizeof(path), "%s/class/infiniband/%s", sysfs,
+		     name) >= (int)sizeof(path))
+		return false;
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+	       statfs(path, &fs) == 0 && fs.f_type != SYSFS_MAGIC;
+}
+
 static struct pv_device *device_new(const struct pv_provider *prov,
 				    const struct pv_dev_desc *d)
 {
 	struct pv_device *dev = calloc(1, sizeof(*dev));
+	const char *sysfs = ibv_get_sysfs_path();
 
 	if (!dev)
 		return NULL;
 	dev->prov = prov;
 	dev->dev_id = d->dev_id;
 	dev->node_guid = d->node_guid;
-	dev->index = (int)d->dev_id;
+	dev->index = lv_prov_dev_index(d->dev_id);
 	atomic_init(&dev->refcnt, 1);
 	dev->ibv.node_type = d->node_type;
 	dev->ibv.transport_type = d->transport_type;
 	snprintf(dev->ibv.name, sizeof(dev->ibv.name), "%s", d->name);
 	/* No kernel uverbs node backs a provider device: the names and paths
-	 * are synthetic, so sysfs reads under them fail like missing files;
-	 * a provider may name a stand-in node (soft: common/pv_devnode.h). */
+	 * are synthetic, so sysfs reads under them fail like missing files
+	 * (or read a per-pod tree); a provider may name a stand-in node
+	 * (soft: common/pv_devnode.h). */
 	if (d->dev_name[0])
 		snprintf(dev->ibv.dev_name, sizeof(dev->ibv.dev_name), "%s",
 			 d->dev_name);
 	else
 		snprintf(dev->ibv.dev_name, sizeof(dev->ibv.dev_name),
-			 "uverbs%u", d->dev_id);
-	snprintf(dev->ibv.dev_path, sizeof(dev->ibv.dev_path),
-		 "/sys/class/infiniband_verbs/uverbs%u", d->dev_id);
-	snprintf(dev->ibv.ibdev_path, sizeof(dev->ibv.ibdev_path),
-		 "/sys/class/infiniband/%s", d->name);
+			 LV_PROV_SYSFS_CLASS "%u", d->dev_id);
+	lv_prov_dev_paths(sysfs, dev->ibv.name, dev->ibv.dev_name,
+			  in_pod_tree(sysfs, dev->ibv.name),
+			  dev->ibv.dev_path, sizeof(dev->ibv.dev_path),
+			  dev->ibv.ibdev_path, sizeof(dev->ibv.ibdev_path));
 	return dev;
 }
 
@@ -101,6 +125,34 @@ static void put_device(struct ibv_device *d)
 		lv_device_unref((struct pv_device *)d);
 }
 
+/* No provider device keeps an index a kernel device of the list holds. */
+static int unclash(struct ibv_device **list, int n)
+{
+	int *idx;
+	bool *kern;
+
+	if (n < 2)
+		return 0;
+	idx = calloc((size_t)n, sizeof(*idx));
+	kern = calloc((size_t)n, sizeof(*kern));
+	if (!idx || !kern) {
+		free(idx);
+		free(kern);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < n; i++) {
+		kern[i] = lv_kern_is_dev(list[i]);
+		idx[i] = ibv_get_device_index(list[i]);
+	}
+	lv_dev_index_unclash(idx, kern, (size_t)n);
+	for (int i = 0; i < n; i++)
+		if (!kern[i])
+			((struct pv_device *)list[i])->index = idx[i];
+	free(idx);
+	free(kern);
+	return 0;
+}
+
 LV_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
 {
 	struct ibv_device **list = calloc(1, sizeof(*list));
@@ -111,7 +163,7 @@ LV_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
 	for (size_t i = 0; i < lv_provider_count(); i++)
 		if (add_provider_devices(lv_provider_at(i), &list, &n) < 0)
 			goto err_free_list;
-	if (lv_kern_add_devices(&list, &n) < 0)
+	if (lv_kern_add_devices(&list, &n) < 0 || unclash(list, n) < 0)
 		goto err_free_list;
 	if (num_devices)
 		*num_devices = n;

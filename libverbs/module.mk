@@ -12,6 +12,7 @@ LV_SRCS := \
 	libverbs/lv_context.c \
 	libverbs/lv_cq.c \
 	libverbs/lv_datapath.c \
+	libverbs/lv_dev_ident.c \
 	libverbs/lv_device.c \
 	libverbs/lv_fork.c \
 	libverbs/lv_handle.c \
@@ -72,7 +73,7 @@ ALL_TARGETS += $(LIBIBVERBS) $(LIBDIR_B)/libibverbs.so
 INSTALL_TARGETS += install-libverbs
 HEADERS_CHECK += libverbs/pv_provider.h libverbs/lv_core.h
 HEADERS_CHECK += libverbs/lv_kern_abi.h libverbs/lv_kern.h libverbs/lv_cmd.h \
-	libverbs/lv_kern_nl.h \
+	libverbs/lv_kern_nl.h libverbs/lv_dev_ident.h \
 	libverbs/lv_kern_verbs.h libverbs/lv_ioctl_fill.h \
 	libverbs/lv_cmd_attr.h libverbs/lv_kern_mr.h \
 	libverbs/lv_kern_import.h \
@@ -87,6 +88,7 @@ $(eval $(call unit_test,test_soft_maps,tests/unit/soft_provider/test_soft_maps.c
 $(eval $(call unit_test,test_soft_post,tests/unit/soft_provider/test_soft_post.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_lv_kern_match,tests/unit/libverbs/test_lv_kern_match.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_lv_kern_nl,tests/unit/libverbs/test_lv_kern_nl.c,$(LV_ALL_OBJS),))
+$(eval $(call unit_test,test_lv_dev_ident,tests/unit/libverbs/test_lv_dev_ident.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_lv_cmd,tests/unit/libverbs/test_lv_cmd.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_lv_cmd_ex,tests/unit/libverbs/test_lv_cmd_ex.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_lv_cmd_mr,tests/unit/libverbs/test_lv_cmd_mr.c tests/unit/libverbs/kcmd_fake.c,$(LV_ALL_OBJS),))

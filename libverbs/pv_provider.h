@@ -42,7 +42,8 @@ struct pv_dev_desc {
 	int node_type;			/* enum ibv_node_type */
 	int transport_type;		/* enum ibv_transport_type */
 	/* ibv_device.dev_name, the node /dev/infiniband/<dev_name> that UCX
-	 * requires; "" keeps the synthetic "uverbs<dev_id>". */
+	 * requires; "" gives "podverbs<dev_id>" (never a kernel node's
+	 * uverbsN: lv_dev_ident.h). */
 	char dev_name[IBV_SYSFS_NAME_MAX];
 };
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -233,11 +234,61 @@ static void test_soft_fake__device_list(void **state)
 	assert_string_equal(list[1]->name, "fake1");
 	assert_int_equal(list[0]->node_type, IBV_NODE_CA);
 	assert_int_equal(list[0]->transport_type, IBV_TRANSPORT_IB);
-	assert_string_equal(list[0]->ibdev_path, "/sys/class/infiniband/fake0");
+	/* No per-pod tree here: a class no kernel registers (lv_dev_ident.h). */
+	assert_string_equal(list[0]->ibdev_path, "/sys/class/podverbs/fake0");
+	assert_string_equal(list[0]->dev_name, "podverbs");
+	assert_string_equal(list[0]->dev_path,
+			    "/sys/class/infiniband_verbs/podverbs");
 	assert_true(ibv_get_device_guid(list[0]) ==
 		    htobe64(0x0011223344556677ull));
-	assert_int_equal(ibv_get_device_index(list[0]), 3);
+	/* Engine ids 3 and 4, in the provider range above the kernel's. */
+	assert_int_equal(ibv_get_device_index(list[0]), 0x40000003);
+	assert_int_equal(ibv_get_device_index(list[1]), 0x40000004);
 	ibv_free_device_list(list);
+}
+
+/*
+ * A sysfs tree (SYSFS_PATH) where the kernel has uverbs3 and a device
+ * named fake0 (its class entry a link, as the kernel's are), and a
+ * per-pod tree's folder for fake1: fake0 (engine id 3) names neither
+ * kernel folder, fake1 is read from the pod's tree.
+ */
+static void test_soft_fake__paths_beside_kernel_sysfs(void **state)
+{
+	static const char *const dirs[] = {
+		"sys", "sys/class", "sys/class/infiniband_verbs",
+		"sys/class/infiniband_verbs/uverbs3", "sys/class/infiniband",
+		"sys/devices", "sys/devices/fake0", "sys/class/infiniband/fake1",
+	};
+	char root[128], p[256], want[256];
+	struct ibv_device **list;
+	int n = 0;
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, dirs[i]);
+		assert_int_equal(mkdir(p, 0755), 0);
+	}
+	snprintf(p, sizeof(p), "%s/sys/class/infiniband/fake0", dir);
+	assert_int_equal(symlink("../../devices/fake0", p), 0);
+	snprintf(root, sizeof(root), "%s/sys", dir);
+	setenv("SYSFS_PATH", root, 1);
+	list = ibv_get_device_list(&n);
+	unsetenv("SYSFS_PATH");
+	assert_non_null(list);
+	assert_int_equal(n, 2);
+	snprintf(want, sizeof(want), "%s/class/infiniband_verbs/podverbs", root);
+	assert_string_equal(list[0]->dev_path, want);
+	assert_string_equal(list[1]->dev_path, want);
+	snprintf(want, sizeof(want), "%s/class/podverbs/fake0", root);
+	assert_string_equal(list[0]->ibdev_path, want);
+	snprintf(want, sizeof(want), "%s/class/infiniband/fake1", root);
+	assert_string_equal(list[1]->ibdev_path, want);
+	ibv_free_device_list(list);
+	unlink(p);
+	for (size_t i = sizeof(dirs) / sizeof(dirs[0]); i-- > 0;) {
+		snprintf(p, sizeof(p), "%s/%s", dir, dirs[i]);
+		assert_int_equal(rmdir(p), 0);
+	}
 }
 
 static void test_soft_fake__open_and_query(void **state)
@@ -367,6 +418,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_soft_fake__unreachable_engine_gives_empty_list),
 		cmocka_unit_test(test_soft_fake__device_list),
+		cmocka_unit_test(test_soft_fake__paths_beside_kernel_sysfs),
 		cmocka_unit_test(test_soft_fake__open_and_query),
 		cmocka_unit_test(test_soft_fake__gids_and_pkeys),
 		cmocka_unit_test(test_soft_fake__async_events_map_and_ack),
