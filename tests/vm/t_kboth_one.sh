@@ -8,6 +8,8 @@
 # Debian's librxe) and the soft rdma0 side by side:
 #  - ibv_devices and ibv_devinfo list both, each with its own GUID and
 #    port state (LD_DEBUG=files: our library and librxe initialised);
+#  - their indices differ (rdma0's above 2^30), and rdma0's dev_path and
+#    ibdev_path name no existing folder (rxe0's are its kernel folders);
 #  - kboth-loop (tests/vm/kboth/kboth_loop.c) opens both devices in one
 #    process, connects two RC QPs on each through its own GID (rxe0: the
 #    kernel's loopback; rdma0: our engine's), and runs rounds of RDMA
@@ -81,6 +83,17 @@ $R ibv_devinfo || bad "ibv_devinfo"
 echo "== kboth-loop"
 $R $B/tests/bin/kboth-loop -n 20 -s 4096 rxe0:1 rdma0:0 || bad "kboth-loop 4 KiB"
 $R $B/tests/bin/kboth-loop -n 4 -s 65536 rdma0:0 rxe0:1 || bad "kboth-loop 64 KiB"
+echo "== paths"
+$R $B/tests/bin/kboth-loop -l >$VM_WORK/kboth-list.out || bad "kboth-loop -l"
+cat $VM_WORK/kboth-list.out
+while read -r tag n dp ip; do
+	[ "$tag" = path: ] || continue
+	case $n in
+	rdma0)	[ -e "$dp" ] && bad "rdma0 dev_path $dp names an existing folder"
+		[ -e "$ip" ] && bad "rdma0 ibdev_path $ip names an existing folder" ;;
+	rxe0)	[ -e "$dp/ibdev" ] || bad "rxe0 dev_path $dp has no ibdev" ;;
+	esac
+done <$VM_WORK/kboth-list.out
 echo "== ibv_rc_pingpong over rdma0 to the pod $POD_IP"
 $R timeout 90 ibv_rc_pingpong -d rdma0 -g 0 -n 50 -s 4096 -c $POD_IP ||
 	bad "ibv_rc_pingpong rdma0 -> pod"
@@ -119,7 +132,8 @@ info=$(echo "$out" | sed -n '/^== ibv_devinfo/,/^== kboth-loop/p')
 	fail "ibv_devinfo does not list both rxe0 and rdma0"
 [ "$(echo "$info" | grep -c 'state:.*PORT_ACTIVE')" -ge 2 ] ||
 	fail "ibv_devinfo: not both ports PORT_ACTIVE"
-[ "$(echo "$out" | grep '^devices:' | grep -w rxe0 | grep -cw rdma0)" = 2 ] ||
+# kboth-loop lists the devices in each of its two runs and in -l.
+[ "$(echo "$out" | grep '^devices:' | grep -w rxe0 | grep -cw rdma0)" = 3 ] ||
 	fail "kboth-loop's device lists"
 for d in rxe0 rdma0; do
 	echo "$out" | grep -Eq "^$d: .* 20 rounds of 4096 bytes, 163840 bytes checked" ||
@@ -128,5 +142,16 @@ for d in rxe0 rdma0; do
 		fail "kboth-loop: no 64 KiB traffic checked on $d"
 done
 [ "$(echo "$out" | grep -c '^kboth-loop: OK')" = 2 ] || fail "kboth-loop"
+# Indices: rxe0 the kernel's, rdma0 its engine id above 2^30 (libverbs/
+# lv_dev_ident.h), never the same; both device kinds' paths were checked
+# in the VM (rdma0's name no existing folder, rxe0's its kernel folder).
+idx=$(echo "$out" | grep -m1 '^indexes:')
+ri=$(echo "$idx" | sed -n 's/.* rdma0=\([-0-9]*\).*/\1/p')
+ki=$(echo "$idx" | sed -n 's/.* rxe0=\([-0-9]*\).*/\1/p')
+[ -n "$ri" ] && [ -n "$ki" ] || fail "no indexes of rdma0 and rxe0: $idx"
+[ "$ri" -gt 1073741824 ] && [ "$ri" -ne "$ki" ] ||
+	fail "rdma0's index $ri is not above 2^30 and apart from rxe0's $ki"
+[ "$(echo "$out" | grep -c '^path: \(rdma0\|rxe0\) /')" -ge 2 ] ||
+	fail "kboth-loop -l printed no paths"
 echo "$out" | grep -q '50 iters' || fail "ibv_rc_pingpong rdma0 -> pod: no 50 iterations"
 echo "PASS: one process over our libibverbs lists rxe0 (librxe) and soft rdma0 (our engine in the VM) and moves checked RC traffic on each; rdma0 also to a host pod"

@@ -15,7 +15,9 @@
  *          kboth-loop -l      (the list only)
  *
  * Prints "devices: ..." (the list), "indexes: NAME=INDEX ..." (each one's
- * ibv_get_device_index: the kernel's index for a kernel device), one "DEV: ..." line per device with
+ * ibv_get_device_index: the kernel's index for a kernel device), one
+ * "path: NAME DEV_PATH IBDEV_PATH" line per listed device, one "DEV: ..."
+ * line per device opened with
  * its node GUID, GID and bytes checked, and "kboth-loop: OK"; exits 1 on
  * the first failure with what failed.
  */
@@ -292,6 +294,9 @@ static void print_list(struct ibv_device **list)
 		printf(" %s=%d", ibv_get_device_name(*d),
 		       ibv_get_device_index(*d));
 	printf("\n");
+	for (struct ibv_device **d = list; *d; d++)
+		printf("path: %s %s %s\n", ibv_get_device_name(*d),
+		       (*d)->dev_path, (*d)->ibdev_path);
 }
 
 int main(int argc, char **argv)
