@@ -160,6 +160,19 @@ if command -v strace >/dev/null 2>&1; then
 	}
 	echo "ok   UCX reads the pod's sysfs (gid_attrs/types/0: RoCE v2)"
 fi
+# The device's ibdev_path names the pod's tree where one is mounted, and
+# otherwise a folder that is no kernel device's (libverbs/lv_dev_ident.h).
+LIST=$PV_BUILD/tests/bin/kboth-loop
+if [ -x "$LIST" ]; then
+	# shellcheck disable=SC2086
+	p_tree=$(in_pod a $WRAP_A "$LIST" -l | awk -v d="$POD_DEV" '$1 == "path:" && $2 == d { print $4 }')
+	p_none=$(in_pod a "$LIST" -l | awk -v d="$POD_DEV" '$1 == "path:" && $2 == d { print $4 }')
+	[ "$p_tree" = "/sys/class/infiniband/$POD_DEV" ] ||
+		fail "ibdev_path under the pod's tree: '$p_tree'"
+	[ "$p_none" = "/sys/class/podverbs/$POD_DEV" ] ||
+		fail "ibdev_path without a tree: '$p_none'"
+	echo "ok   ibdev_path: the pod's tree ($p_tree), else $p_none"
+fi
 for tl in rc_verbs ud_verbs; do
 	ucx_case "$tl" "$POD_DEV:1" tag_lat
 	sed -i '$ s/^tag_lat    /tag_lat+sys/' "$ROWS"
