@@ -47,6 +47,9 @@ if [ -n "${BENCH_NS_A:-}" ]; then
 	}
 else
 	. "$PV_ROOT/tests/lib/pods.sh"
+	# BENCH_RT_PRIORITY=N: the engine's loop thread in SCHED_FIFO at N
+	# (--limit rt_priority=N, eng_rt_prio.h); unset: the engine's default.
+	PODS_ENGINE_ARGS="${PODS_ENGINE_ARGS:-}${BENCH_RT_PRIORITY:+ --limit rt_priority=$BENCH_RT_PRIORITY}"
 	pods_up
 	trap 'stop_server iperf3; stop_server sockperf; topo_cleanup' EXIT
 	IP_B=$POD_B_IP
@@ -73,6 +76,7 @@ echo "podverbs data-path benchmark: pods a -> b on one engine, median of $REPS r
 echo "  bandwidth: ${BW_SIZE} B messages, ${SECS} s (perftest -D, iperf3 -t, one stream)"
 echo "  latency:   ${LAT_SIZE} B, perftest t_typical over $LAT_ITERS iterations;"
 echo "             TCP: sockperf ping-pong median (one way), 14 B, ${SECS} s"
+[ -n "${BENCH_RT_PRIORITY:-}" ] && echo "  engine:    loop thread SCHED_FIFO at $BENCH_RT_PRIORITY (BENCH_RT_PRIORITY)"
 
 # BENCH_CM_ONLY=1: only the connection-setup rows (bench/lib/cm_rate.sh),
 # here and in bench/cross.sh.

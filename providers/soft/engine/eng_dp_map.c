@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "providers/soft/engine/eng_dp.h"
+#include "providers/soft/engine/eng_stats.h"
 #include "providers/soft/engine/eng_wire_rc.h"
 #include "providers/soft/engine/eng_log.h"
 
@@ -136,6 +137,7 @@ static void doorbell_ready(struct eng *e, struct eng_pollable *p,
 	uint64_t v;
 
 	/* The rings are scanned after every epoll batch; only reset it. */
+	eng_stat_inc(dp_doorbells);
 	if (read(p->fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		eng_dbg("doorbell read: %s", strerror(errno));
 }

@@ -342,6 +342,8 @@ int64_t eng_dp_wait_ns(struct eng *e)
 		return 0;
 	}
 	eng_stat_inc(dp_sleeps);
+	if (now < s->nospin_until_ns)
+		eng_stat_inc(dp_sleeps_nospin);
 	return next_timer(s, now);
 }
 

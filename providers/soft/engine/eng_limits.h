@@ -72,6 +72,10 @@
 	X(dp_spin_us, 30, 0, 1000000,					\
 	  "data path: microseconds of polling after the last work "	\
 	  "before the engine sleeps")					\
+	X(rt_priority, 0, 0, 99,					\
+	  "SCHED_FIFO priority of the engine's loop thread, so that "	\
+	  "busy-polling pods do not starve it (0: the normal "		\
+	  "scheduler; needs CAP_SYS_NICE, else a warning and 0)")	\
 	X(max_clients_per_ns, 64, 1, 16384,				\
 	  "pod socket connections per network namespace (pod)")	\
 	X(max_unproven, 128, 1, 16384,					\

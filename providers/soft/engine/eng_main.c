@@ -21,6 +21,7 @@
 #include "providers/soft/engine/eng_loop.h"
 #include "providers/soft/engine/eng_metrics.h"
 #include "providers/soft/engine/eng_reaper.h"
+#include "providers/soft/engine/eng_rt_prio.h"
 #include "providers/soft/engine/eng_seccomp.h"
 #include "providers/soft/engine/eng_state.h"
 
@@ -453,6 +454,14 @@ int main(int argc, char **argv)
 	}
 	if (o.pidfile && (ret = write_pidfile(o.pidfile)) < 0)
 		eng_warn("pidfile %s: %s", o.pidfile, strerror(-ret));
+	/* After detaching, while CAP_SYS_NICE is still held. */
+	ret = eng_rt_prio_apply();
+	if (ret < 0)
+		eng_warn("rt_priority %u: %s; the normal scheduler instead",
+			 (unsigned)eng_lim.rt_priority, strerror(-ret));
+	else if (eng_lim.rt_priority)
+		eng_info("rt_priority: the loop runs SCHED_FIFO at %u",
+			 (unsigned)eng_lim.rt_priority);
 	/* Set up: keep only what serving needs, before any thread starts
 	 * (each inherits its creator's sets). */
 	ret = eng_caps_drop();

@@ -52,6 +52,8 @@
 	X(quota_mr_bytes_hit)		\
 	X(dp_sleeps)			\
 	X(dp_spin_backoffs)		\
+	X(dp_sleeps_nospin)		\
+	X(dp_doorbells)			\
 	X(dp_rkey_violations)		\
 	X(dp_remote_refused)		\
 	X(qkey_privileged_denied)	\

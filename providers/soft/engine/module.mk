@@ -61,6 +61,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_qp_masks.c \
 	providers/soft/engine/eng_quota.c \
 	providers/soft/engine/eng_reaper.c \
+	providers/soft/engine/eng_rt_prio.c \
 	providers/soft/engine/eng_server.c \
 	providers/soft/engine/eng_stats.c \
 	providers/soft/engine/eng_csprng.c \
@@ -134,6 +135,7 @@ HEADERS_CHECK += \
 	providers/soft/engine/eng_obj.h \
 	providers/soft/engine/eng_port.h \
 	providers/soft/engine/eng_qp_fsm.h \
+	providers/soft/engine/eng_rt_prio.h \
 	providers/soft/engine/eng_quota.h \
 	providers/soft/engine/eng_reaper.h \
 	providers/soft/engine/eng_seccomp.h \
