@@ -3,6 +3,7 @@
  * connect private data byte for byte as rdma-core lays it out, the
  * immediate encodings, the scaled iomap size, and the checks applied to
  * what a peer sends (credits, data lengths, grants). */
+#include <endian.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -31,6 +32,38 @@ static void test_rc_rs_proto__imm_layout(void **state)
 	assert_int_equal(rc_rs_msg_data(0x9FFFFFFFu), 0x1FFFFFFFu);
 	/* An argument never spills into the op bits. */
 	assert_int_equal(rc_rs_msg(RC_RS_OP_DATA, 0xFFFFFFFFu), 0x1FFFFFFFu);
+}
+
+/* Control messages as rdma-core 44 sends them: disconnect and shutdown
+ * a zero-length write with the CTRL immediate (bytes e0 00 00 0N on the
+ * wire) into the peer's target SGL; keep-alive a zero-length write with
+ * no immediate, to address 0 and rkey 0 (kernel rxe in the vm tier's
+ * t_rs_interop shows opcode RDMA WRITE ONLY from Debian's library). */
+static void test_rc_rs_proto__ctrl_wr(void **state)
+{
+	static const uint8_t disc[4] = { 0xE0, 0, 0, 0 };
+	static const uint8_t shut[4] = { 0xE0, 0, 0, 2 };
+	struct rc_rs_ctrl_wr c;
+	uint32_t be;
+
+	(void)state;
+	rc_rs_ctrl_encode(RC_RS_CTRL_KEEPALIVE, 0x7f0012345000ull, 0x1234, &c);
+	assert_false(c.with_imm);
+	assert_true(c.addr == 0);
+	assert_int_equal(c.rkey, 0);
+	assert_int_equal(c.imm, 0);
+
+	rc_rs_ctrl_encode(RC_RS_CTRL_DISCONNECT, 0x7f0012345000ull, 0x1234, &c);
+	assert_true(c.with_imm);
+	be = htobe32(c.imm);
+	assert_memory_equal(&be, disc, 4);
+	assert_true(c.addr == 0x7f0012345000ull);
+	assert_int_equal(c.rkey, 0x1234);
+
+	rc_rs_ctrl_encode(RC_RS_CTRL_SHUTDOWN, 0x1000, 7, &c);
+	assert_true(c.with_imm);
+	be = htobe32(c.imm);
+	assert_memory_equal(&be, shut, 4);
 }
 
 static void test_rc_rs_proto__conn_bytes(void **state)
@@ -336,6 +369,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rc_rs_proto__imm_layout),
+		cmocka_unit_test(test_rc_rs_proto__ctrl_wr),
 		cmocka_unit_test(test_rc_rs_proto__conn_bytes),
 		cmocka_unit_test(test_rc_rs_proto__conn_hostile),
 		cmocka_unit_test(test_rc_rs_proto__scale),
