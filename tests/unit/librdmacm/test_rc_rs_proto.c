@@ -324,6 +324,44 @@ static void test_rc_rs_rx__queue_overrun(void **state)
 	assert_string_equal(why, "more messages than credits");
 }
 
+/* rdma-core's rsend still sends after SHUT_WR (t_rs_interop): what
+ * comes after the peer's shutdown is checked, dropped and counted, its
+ * bytes and credit freed at once; what came before is read as usual. */
+static void test_rc_rs_rx__data_after_shutdown(void **state)
+{
+	struct rc_rs_rx rx;
+	uint32_t ring[5];
+	const char *why = NULL;
+
+	(void)state;
+	rx_setup(&rx, ring);
+	assert_int_equal(rc_rs_rx_msg(&rx, rc_rs_msg(RC_RS_OP_DATA, 100), &why),
+			 RC_RS_RX_NONE);
+	assert_int_equal(rc_rs_rx_msg(&rx, rc_rs_msg(RC_RS_OP_CTRL,
+						     RC_RS_CTRL_SHUTDOWN), &why),
+			 RC_RS_RX_SHUTDOWN);
+	assert_true(rx.peer_shut);
+	assert_int_equal(rc_rs_rx_msg(&rx, rc_rs_msg(RC_RS_OP_DATA, 50), &why),
+			 RC_RS_RX_NONE);
+	assert_int_equal(rx.after_shut, 1);
+	assert_int_equal(rx.queued, 100);
+	assert_int_equal(rc_rs_rx_head_len(&rx), 100);
+	assert_int_equal(rx.rbuf_avail, 4096 + 50);
+	assert_int_equal(rx.rseq_no, 1);
+	/* Past the grant is still a violation. */
+	assert_int_equal(rc_rs_rx_msg(&rx, rc_rs_msg(RC_RS_OP_DATA, 5000), &why),
+			 -EPROTO);
+	assert_int_equal(rx.after_shut, 1);
+	rc_rs_rx_consume(&rx, 100);
+	assert_true(rc_rs_rx_empty(&rx));
+	assert_int_equal(rx.rbuf_avail, 4096 + 150);
+	assert_int_equal(rx.rseq_no, 2);
+	/* A new connection starts with none. */
+	rc_rs_rx_init(&rx, ring, 5, 8192);
+	assert_false(rx.peer_shut);
+	assert_int_equal(rx.after_shut, 0);
+}
+
 static void test_rc_rs_rx__credits_and_ctrl(void **state)
 {
 	struct rc_rs_rx rx;
@@ -381,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_rc_rs_rx__data_and_reads),
 		cmocka_unit_test(test_rc_rs_rx__queue_overrun),
 		cmocka_unit_test(test_rc_rs_rx__credits_and_ctrl),
+		cmocka_unit_test(test_rc_rs_rx__data_after_shutdown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
