@@ -10,10 +10,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "librdmacm/rc_core.h"
 #include "librdmacm/rc_rs.h"
 
 #define RC_RS_BUF_MIN	(8u << 10)
@@ -174,6 +176,11 @@ int rc_rs_ep_create(struct rc_rs *rs)
 void rc_rs_ep_destroy(struct rc_rs *rs)
 {
 	struct ibv_pd *pd = rs->id ? rs->id->pd : NULL;
+
+	if (rs->rx.after_shut && rc_debug())
+		fprintf(stderr, "librdmacm (podverbs): rsocket %d: dropped %u "
+			"DATA messages the peer sent after its shutdown\n",
+			rs->fd, rs->rx.after_shut);
 
 	rc_rs_maps_free(rs);
 	if (rs->id && rs->id->qp)

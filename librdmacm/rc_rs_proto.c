@@ -53,6 +53,18 @@ void rc_rs_conn_encode(const struct rc_rs_conn *c,
 	out->data_buf = sge_to_be(c->data_buf);
 }
 
+void rc_rs_ctrl_encode(enum rc_rs_ctrl ctrl, uint64_t sgl_addr,
+		       uint32_t sgl_rkey, struct rc_rs_ctrl_wr *out)
+{
+	if (ctrl == RC_RS_CTRL_KEEPALIVE) {
+		*out = (struct rc_rs_ctrl_wr){ .with_imm = false };
+		return;
+	}
+	*out = (struct rc_rs_ctrl_wr){ .with_imm = true,
+				       .imm = rc_rs_msg(RC_RS_OP_CTRL, ctrl),
+				       .addr = sgl_addr, .rkey = sgl_rkey };
+}
+
 int rc_rs_conn_decode(const void *pdata, size_t len, struct rc_rs_conn *out)
 {
 	struct rc_rs_conn_wire w;

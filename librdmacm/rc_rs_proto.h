@@ -19,6 +19,11 @@
  *   CTRL (0 disconnect, 1 keep-alive, 2 shutdown of the write side).
  * - A grant entry (struct rc_rs_sge, 16 bytes) is written in the
  *   writer's byte order unless the two ends differ (then swapped).
+ * - A keep-alive is no message: a zero-length RDMA WRITE without
+ *   immediate, to address 0 and rkey 0, which the peer's HCA only
+ *   acknowledges (rdma-core 44 sends exactly that; no receive of the
+ *   peer is used, and a peer that is gone fails it).  The CTRL
+ *   keep-alive immediate is still taken when it comes.
  */
 #ifndef RC_RS_PROTO_H
 #define RC_RS_PROTO_H
@@ -58,6 +63,20 @@ enum rc_rs_ctrl {
 };
 
 #define RC_RS_MSG_DATA_MASK	0x1FFFFFFFu
+
+/* A control message's work request: zero bytes, with the immediate imm
+ * (host order, sent big-endian) when with_imm, to addr/rkey. */
+struct rc_rs_ctrl_wr {
+	bool with_imm;
+	uint32_t imm;
+	uint64_t addr;
+	uint32_t rkey;
+};
+
+/* How ctrl goes on the wire; sgl_addr/sgl_rkey: the peer's target SGL,
+ * where a zero-length write with immediate is aimed. */
+void rc_rs_ctrl_encode(enum rc_rs_ctrl ctrl, uint64_t sgl_addr,
+		       uint32_t sgl_rkey, struct rc_rs_ctrl_wr *out);
 
 static inline uint32_t rc_rs_msg(enum rc_rs_op op, uint32_t data)
 {

@@ -14,6 +14,8 @@ void rc_rs_rx_init(struct rc_rs_rx *rx, uint32_t *ring_mem, uint32_t ring,
 	rx->queued = 0;
 	rx->head = rx->tail = 0;
 	rx->rseq_no = 0;
+	rx->peer_shut = false;
+	rx->after_shut = 0;
 	rx->rmsg = ring_mem;
 	rx->ring = ring;
 	rx->rbuf_size = rbuf_size;
@@ -29,8 +31,11 @@ static int on_data(struct rc_rs_rx *rx, uint32_t len, const char **why)
 		*why = "more data than granted";
 		return -EPROTO;
 	}
-	if (!len) {
-		rx->rseq_no++;		/* a message, but nothing to read */
+	if (!len || rx->peer_shut) {
+		/* A message, but nothing to read (rc_rs_rx.h). */
+		rx->after_shut += rx->peer_shut;
+		rx->rbuf_avail += len;
+		rx->rseq_no++;
 		return RC_RS_RX_NONE;
 	}
 	if (next == rx->head) {
@@ -69,8 +74,10 @@ int rc_rs_rx_msg(struct rc_rs_rx *rx, uint32_t imm, const char **why)
 	case RC_RS_OP_CTRL:
 		if (arg == RC_RS_CTRL_DISCONNECT)
 			return RC_RS_RX_DISCONNECT;
-		if (arg == RC_RS_CTRL_SHUTDOWN)
+		if (arg == RC_RS_CTRL_SHUTDOWN) {
+			rx->peer_shut = true;
 			return RC_RS_RX_SHUTDOWN;
+		}
 		if (arg == RC_RS_CTRL_KEEPALIVE)
 			return RC_RS_RX_NONE;
 		*why = "an unknown control message";

@@ -23,6 +23,8 @@ struct rc_rs_rx {
 	uint16_t rseq_no;		/* messages read */
 	uint16_t sseq_no, sseq_comp;	/* messages sent, the peer's limit */
 	uint16_t peer_credits;		/* the peer's queue depth */
+	bool peer_shut;			/* its CTRL shutdown came */
+	uint32_t after_shut;		/* DATA messages past it, dropped */
 };
 
 enum rc_rs_rx_act {
@@ -37,7 +39,11 @@ enum rc_rs_rx_act {
 void rc_rs_rx_init(struct rc_rs_rx *rx, uint32_t *ring_mem, uint32_t ring,
 		   uint32_t rbuf_size);
 
-/* One immediate from the peer: an action, or -EPROTO with *why set. */
+/* One immediate from the peer: an action, or -EPROTO with *why set.
+ * DATA after the peer's shutdown (rdma-core's rsend still sends after
+ * SHUT_WR) is checked against the grant as any, then dropped and
+ * counted: its bytes and its credit count as read at once, so the
+ * stream ends where the peer shut it down, whatever the timing. */
 int rc_rs_rx_msg(struct rc_rs_rx *rx, uint32_t imm, const char **why);
 
 static inline bool rc_rs_rx_empty(const struct rc_rs_rx *rx)

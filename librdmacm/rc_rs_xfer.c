@@ -203,9 +203,23 @@ static void update_credits(struct rc_rs *rs)
 
 int rc_rs_post_ctrl(struct rc_rs *rs, enum rc_rs_ctrl ctrl)
 {
+	struct rc_rs_ctrl_wr c;
+	struct ibv_send_wr wr = { .wr_id = WR_CTRL,
+				  .opcode = IBV_WR_RDMA_WRITE }, *bad;
+
+	rc_rs_ctrl_encode(ctrl, rs->remote_sgl.addr, rs->remote_sgl.key, &c);
 	rs->ctrl_seqno++;
-	return post_write(rs, NULL, 0, WR_CTRL, rc_rs_msg(RC_RS_OP_CTRL, ctrl),
-			  0, rs->remote_sgl.addr, rs->remote_sgl.key);
+	if (c.with_imm)
+		return post_write(rs, NULL, 0, WR_CTRL, c.imm, 0, c.addr,
+				  c.rkey);
+	/* A keep-alive (rc_rs_proto.h): no immediate, no receive used. */
+	wr.wr.rdma.remote_addr = c.addr;
+	wr.wr.rdma.rkey = c.rkey;
+	if (ibv_post_send(rs->id->qp, &wr, &bad)) {
+		rc_rs_set_closed(rs, EIO);
+		return -EIO;
+	}
+	return 0;
 }
 
 static void sync_cm(struct rc_rs *rs)

@@ -3,6 +3,7 @@
  * connect private data byte for byte as rdma-core lays it out, the
  * immediate encodings, the scaled iomap size, and the checks applied to
  * what a peer sends (credits, data lengths, grants). */
+#include <endian.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -31,6 +32,38 @@ static void test_rc_rs_proto__imm_layout(void **state)
 	assert_int_equal(rc_rs_msg_data(0x9FFFFFFFu), 0x1FFFFFFFu);
 	/* An argument never spills into the op bits. */
 	assert_int_equal(rc_rs_msg(RC_RS_OP_DATA, 0xFFFFFFFFu), 0x1FFFFFFFu);
+}
+
+/* Control messages as rdma-core 44 sends them: disconnect and shutdown
+ * a zero-length write with the CTRL immediate (bytes e0 00 00 0N on the
+ * wire) into the peer's target SGL; keep-alive a zero-length write with
+ * no immediate, to address 0 and rkey 0 (kernel rxe in the vm tier's
+ * t_rs_interop shows opcode RDMA WRITE ONLY from Debian's library). */
+static void test_rc_rs_proto__ctrl_wr(void **state)
+{
+	static const uint8_t disc[4] = { 0xE0, 0, 0, 0 };
+	static const uint8_t shut[4] = { 0xE0, 0, 0, 2 };
+	struct rc_rs_ctrl_wr c;
+	uint32_t be;
+
+	(void)state;
+	rc_rs_ctrl_encode(RC_RS_CTRL_KEEPALIVE, 0x7f0012345000ull, 0x1234, &c);
+	assert_false(c.with_imm);
+	assert_true(c.addr == 0);
+	assert_int_equal(c.rkey, 0);
+	assert_int_equal(c.imm, 0);
+
+	rc_rs_ctrl_encode(RC_RS_CTRL_DISCONNECT, 0x7f0012345000ull, 0x1234, &c);
+	assert_true(c.with_imm);
+	be = htobe32(c.imm);
+	assert_memory_equal(&be, disc, 4);
+	assert_true(c.addr == 0x7f0012345000ull);
+	assert_int_equal(c.rkey, 0x1234);
+
+	rc_rs_ctrl_encode(RC_RS_CTRL_SHUTDOWN, 0x1000, 7, &c);
+	assert_true(c.with_imm);
+	be = htobe32(c.imm);
+	assert_memory_equal(&be, shut, 4);
 }
 
 static void test_rc_rs_proto__conn_bytes(void **state)
@@ -291,6 +324,44 @@ static void test_rc_rs_rx__queue_overrun(void **state)
 	assert_string_equal(why, "more messages than credits");
 }
 
+/* rdma-core's rsend still sends after SHUT_WR (t_rs_interop): what
+ * comes after the peer's shutdown is checked, dropped and counted, its
+ * bytes and credit freed at once; what came before is read as usual. */
+static void test_rc_rs_rx__data_after_shutdown(void **state)
+{
+	struct rc_rs_rx rx;
+	uint32_t ring[5];
+	const char *why = NULL;
+
+	(void)state;
+	rx_setup(&rx, ring);
+	assert_int_equal(rc_rs_rx_msg(&rx, rc_rs_msg(RC_RS_OP_DATA, 100), &why),
+			 RC_RS_RX_NONE);
+	assert_int_equal(rc_rs_rx_msg(&rx, rc_rs_msg(RC_RS_OP_CTRL,
+						     RC_RS_CTRL_SHUTDOWN), &why),
+			 RC_RS_RX_SHUTDOWN);
+	assert_true(rx.peer_shut);
+	assert_int_equal(rc_rs_rx_msg(&rx, rc_rs_msg(RC_RS_OP_DATA, 50), &why),
+			 RC_RS_RX_NONE);
+	assert_int_equal(rx.after_shut, 1);
+	assert_int_equal(rx.queued, 100);
+	assert_int_equal(rc_rs_rx_head_len(&rx), 100);
+	assert_int_equal(rx.rbuf_avail, 4096 + 50);
+	assert_int_equal(rx.rseq_no, 1);
+	/* Past the grant is still a violation. */
+	assert_int_equal(rc_rs_rx_msg(&rx, rc_rs_msg(RC_RS_OP_DATA, 5000), &why),
+			 -EPROTO);
+	assert_int_equal(rx.after_shut, 1);
+	rc_rs_rx_consume(&rx, 100);
+	assert_true(rc_rs_rx_empty(&rx));
+	assert_int_equal(rx.rbuf_avail, 4096 + 150);
+	assert_int_equal(rx.rseq_no, 2);
+	/* A new connection starts with none. */
+	rc_rs_rx_init(&rx, ring, 5, 8192);
+	assert_false(rx.peer_shut);
+	assert_int_equal(rx.after_shut, 0);
+}
+
 static void test_rc_rs_rx__credits_and_ctrl(void **state)
 {
 	struct rc_rs_rx rx;
@@ -336,6 +407,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rc_rs_proto__imm_layout),
+		cmocka_unit_test(test_rc_rs_proto__ctrl_wr),
 		cmocka_unit_test(test_rc_rs_proto__conn_bytes),
 		cmocka_unit_test(test_rc_rs_proto__conn_hostile),
 		cmocka_unit_test(test_rc_rs_proto__scale),
@@ -347,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_rc_rs_rx__data_and_reads),
 		cmocka_unit_test(test_rc_rs_rx__queue_overrun),
 		cmocka_unit_test(test_rc_rs_rx__credits_and_ctrl),
+		cmocka_unit_test(test_rc_rs_rx__data_after_shutdown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
