@@ -71,6 +71,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_mr_tally.c \
 	providers/soft/engine/eng_mr_report.c \
 	providers/soft/engine/eng_mw.c \
+	providers/soft/engine/eng_xrcd.c \
 	providers/soft/engine/eng_rguard.c \
 	providers/soft/engine/eng_tbucket.c \
 	providers/soft/engine/eng_dp_rguard.c \
