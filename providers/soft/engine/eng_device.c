@@ -584,7 +584,8 @@ void eng_dev_attr(const struct eng_dev *d, struct pv_ipc_dev_attr *o)
 		IBV_DEVICE_CURR_QP_STATE_MOD | IBV_DEVICE_PORT_ACTIVE_EVENT |
 		IBV_DEVICE_SYS_IMAGE_GUID | IBV_DEVICE_RC_RNR_NAK_GEN |
 		IBV_DEVICE_SRQ_RESIZE | IBV_DEVICE_N_NOTIFY_CQ |
-		IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B;
+		IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B |
+		IBV_DEVICE_XRC;
 	o->max_qp = (uint32_t)eng_lim.max_qp;
 	o->max_qp_wr = (uint32_t)eng_lim.max_qp_wr;
 	o->max_sge = (uint32_t)eng_lim.max_sge;
