@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_obj.h"
 #include "providers/soft/engine/eng_stats.h"
@@ -54,6 +55,21 @@ static void xrcd_release(struct eng *e, struct eng_obj *o)
 	free(d);
 }
 
+/* Counted each time, logged at most once a second (a client may ask
+ * in a loop). */
+static void refused_log(const struct eng_req *r)
+{
+	static uint64_t warned_ns;
+	uint64_t now = eng_dp_now_ns();
+
+	eng_stat_inc(xrcd_refused);
+	if (now - warned_ns < 1000000000ull)
+		return;
+	warned_ns = now;
+	eng_warn("client %u: XRC domain file of another device refused",
+		 r->c->id);
+}
+
 /* The domain an open names: the file's (shared, made on O_CREAT) or a
  * new private one. */
 static int dom_get(struct eng_req *r, const struct pv_ipc_xrcd *in,
@@ -69,9 +85,7 @@ static int dom_get(struct eng_req *r, const struct pv_ipc_xrcd *in,
 		d = dom_find(r->e, &st);
 	}
 	if (d && d->dev_id != r->c->dev->id) {
-		eng_stat_inc(xrcd_refused);
-		eng_warn("client %u: XRC domain file of another device refused",
-			 r->c->id);
+		refused_log(r);
 		return -EPERM;
 	}
 	if (d && (in->oflags & O_CREAT) && (in->oflags & O_EXCL))
