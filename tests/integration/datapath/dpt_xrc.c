@@ -9,7 +9,8 @@
  * completes with IBV_WC_REM_INV_REQ_ERR, nothing reaches any of B's
  * queues, and B's XRC_RECV QPs keep working.  A opening the domain file
  * B opened is refused (EPERM: a domain never spans two pods).  Verbs
- * errors: ibv_get_srq_num of a basic SRQ, closing a domain in use.
+ * errors: ibv_get_srq_num of a basic SRQ, closing a domain in use.  The
+ * last send goes through ibv_wr_set_xrc_srqn (the extended API).
  * Prints "tally: srqn_refused=N xrcd_refused=N" for the script.
  */
 #include "dpt.h"
@@ -121,6 +122,22 @@ static void xrc_connect(struct dpt_side *s, struct ibv_qp *qp,
 	       "RTS");
 }
 
+/* wr as ibv_wr_send + ibv_wr_set_xrc_srqn + ibv_wr_set_sge. */
+static void post_ex(struct ibv_qp *qp, const struct ibv_send_wr *wr)
+{
+	struct ibv_qp_ex *x = ibv_qp_to_qp_ex(qp);
+
+	CHECK(x, "no ibv_qp_ex for an XRC_SEND QP made with send_ops_flags");
+	ibv_wr_start(x);
+	x->wr_id = wr->wr_id;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(x);
+	ibv_wr_set_xrc_srqn(x, wr->qp_type.xrc.remote_srqn);
+	ibv_wr_set_sge(x, wr->sg_list[0].lkey, wr->sg_list[0].addr,
+		       wr->sg_list[0].length);
+	CHECK(ibv_wr_complete(x) == 0, "ibv_wr_complete");
+}
+
 /* Everything goes, the harness's PD and context too: a sanitizer build
  * then shows the XRC paths leave nothing behind. */
 static void close_all(struct dpt_side *s)
@@ -169,7 +186,7 @@ static int side_a(struct dpt_side *s)
 			.cap = { .max_send_wr = 4, .max_send_sge = 1 },
 			.comp_mask = IBV_QP_INIT_ATTR_PD, .pd = s->pd,
 		};
-		struct ibv_qp *qp = ibv_create_qp_ex(s->ctx, &ia);
+		struct ibv_qp *qp;
 		struct ibv_sge sge = { (uintptr_t)buf, MSG, mr->lkey };
 		struct ibv_send_wr wr = {
 			.wr_id = (uint64_t)i, .sg_list = &sge, .num_sge = 1,
@@ -178,6 +195,12 @@ static int side_a(struct dpt_side *s)
 		bool good = i == C_GOOD || i == C_GOOD_AGAIN;
 		struct ibv_wc wc;
 
+		/* The last case posts through the extended API. */
+		if (i == C_GOOD_AGAIN) {
+			ia.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+			ia.send_ops_flags = IBV_QP_EX_WITH_SEND;
+		}
+		qp = ibv_create_qp_ex(s->ctx, &ia);
 		CHECK(qp, "ibv_create_qp_ex(XRC_SEND): %s", strerror(errno));
 		dpt_send(s, &qp->qp_num, sizeof(qp->qp_num));
 		dpt_sync(s);		/* B's target QP is at RTR */
@@ -189,7 +212,10 @@ static int side_a(struct dpt_side *s)
 		}
 		wr.qp_type.xrc.remote_srqn = srqn[i];
 		dpt_fill(buf, MSG, (unsigned)i);
-		dpt_post_send(qp, &wr);
+		if (i == C_GOOD_AGAIN)
+			post_ex(qp, &wr);
+		else
+			dpt_post_send(qp, &wr);
 		dpt_wc(cq, &wc, good ? IBV_WC_SUCCESS : IBV_WC_REM_INV_REQ_ERR,
 		       good ? IBV_WC_SEND : -1, "XRC send");
 		refused += !good;
