@@ -470,9 +470,11 @@ bool eng_dp_req_run(struct eng *e, struct eng_dp_qp *dq,
 	if (!qp->o.conn->dev)
 		return false;	/* device deleted: nothing moves */
 	/* An XRC_RECV QP has no send queue (IBA 19.2.5): its ring is
-	 * never read, nor flushed (it has no CQ). */
+	 * never read, nor flushed (it has no CQ); on the wire it may owe
+	 * READ responses. */
 	if (qp->init.qp_type == IBV_QPT_XRC_RECV)
-		return false;
+		return qp->state != IBV_QPS_ERR &&
+		       eng_wire_rc_resp_pump(e, dq);
 	if (qp->state == IBV_QPS_ERR)
 		return eng_dp_flush(e, qp);
 	if (qp->state != IBV_QPS_RTS)	/* an RTR responder may still owe
@@ -481,13 +483,8 @@ bool eng_dp_req_run(struct eng *e, struct eng_dp_qp *dq,
 	/* Connected across the wire: the RC/UC transport's own requester
 	 * (its window, PSNs and timers; eng_wire_xport.h). */
 	if (qp->init.qp_type != IBV_QPT_UD &&
-	    eng_wire_route(e, qp->o.conn->dev, qp->attr.ah_attr.dgid)) {
-		if (eng_qpt_xrc(qp->init.qp_type)) {	/* same node only */
-			eng_dp_qp_error(e, qp);
-			return true;
-		}
+	    eng_wire_route(e, qp->o.conn->dev, qp->attr.ah_attr.dgid))
 		return eng_wire_rc_req_run(e, dq, b);
-	}
 	if (dq->timer_kind != ENG_DP_TIMER_NONE &&
 	    eng_dp_now_ns() < dq->timer_at)
 		return false;

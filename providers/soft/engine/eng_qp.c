@@ -17,8 +17,6 @@
 #include "providers/soft/engine/eng_mw.h"
 #include "providers/soft/engine/eng_qp_fsm.h"
 #include "providers/soft/engine/eng_stats.h"
-#include "providers/soft/engine/eng_wire_xport.h"
-#include "providers/soft/engine/eng_wr.h"
 
 #define ENG_QKEY_CONTROLLED	0x80000000u
 
@@ -211,19 +209,6 @@ static int qkey_check(struct eng_req *r, const struct eng_qp *qp,
 	return -EPERM;
 }
 
-/* XRC runs between QPs of this node only (the engine's own delivery):
- * an XRC QP whose path leads to the wire is refused at RTR, and told. */
-static int xrc_wire_check(struct eng_req *r, const struct eng_qp *qp,
-			  const struct pv_ipc_qp_modify *in)
-{
-	if (!eng_qpt_xrc(qp->init.qp_type) || !(in->attr_mask & IBV_QP_AV) ||
-	    !eng_wire_route(r->e, r->c->dev, in->attr.ah_attr.dgid))
-		return 0;
-	eng_warn("client %u: XRC QP %u: peer across the wire refused "
-		 "(XRC is same-node only)", r->c->id, qp->qp_num);
-	return -EOPNOTSUPP;
-}
-
 int eng_op_qp_modify(struct eng_req *r)
 {
 	const struct pv_ipc_qp_modify *in = r->in;
@@ -249,9 +234,6 @@ int eng_op_qp_modify(struct eng_req *r)
 	if (ret < 0)
 		return ret;
 	ret = qkey_check(r, qp, in);
-	if (ret < 0)
-		return ret;
-	ret = xrc_wire_check(r, qp, in);
 	if (ret < 0)
 		return ret;
 	qp_apply(&qp->attr, &in->attr, in->attr_mask);
