@@ -361,7 +361,9 @@ int eng_op_srq_modify(struct eng_req *r)
 	uint32_t max_wr;
 	int ret;
 
-	if (!srq || (in->attr_mask & ~(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT)))
+	/* The domain and CQ are SRQ_CREATE's only. */
+	if (!srq || (in->attr_mask & ~(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT)) ||
+	    in->xrcd_handle || in->cq_handle)
 		return -EINVAL;
 	max_wr = srq->max_wr;
 	if (in->attr_mask & IBV_SRQ_MAX_WR) {
