@@ -22,8 +22,9 @@ if [ ! -e "$XF" ]; then
 	: >"$XF" || skip "cannot create $XF"
 	made_xf=yes
 fi
-trap '[ -n "$made_xf" ] && rm -f "$XF"' EXIT
 pods_up
+# After pods_up, whose topo_init traps EXIT for its own cleanup.
+trap '_xs_rc=$?; [ -n "$made_xf" ] && rm -f "$XF"; (exit $_xs_rc); topo_cleanup' EXIT
 
 # A wrapper per pod named as the tool (pair_case finds the server by its
 # name): its own mount namespace with the pod's file bound over $XF, so
