@@ -115,6 +115,12 @@ struct ibv_pd *lv_alloc_parent_domain(struct ibv_context *context,
 				      struct ibv_parent_domain_init_attr *attr);
 int lv_dealloc_parent_domain(struct pv_pd *pd);
 
+struct ibv_srq *lv_create_srq_ex(struct ibv_context *c,
+				 struct ibv_srq_init_attr_ex *a);
+int lv_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
+struct ibv_xrcd *lv_open_xrcd(struct ibv_context *c,
+			      struct ibv_xrcd_init_attr *a);
+int lv_close_xrcd(struct ibv_xrcd *xrcd);
 struct ibv_qp *lv_create_qp_ex(struct ibv_context *c,
 			       struct ibv_qp_init_attr_ex *attr);
 

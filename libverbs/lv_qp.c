@@ -13,20 +13,47 @@
 
 #define pv_qp_of(q) ((struct pv_qp *)(q))
 
-/* Init-attr masks we implement; the rest (XRC, RSS, TSO, ...) is refused
+/* Init-attr masks we implement; the rest (RSS, TSO, ...) is refused
  * with EOPNOTSUPP.  The provider judges send_ops_flags. */
 #define LV_QP_INIT_KNOWN (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS | \
-			  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+			  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | \
+			  IBV_QP_INIT_ATTR_XRCD)
+
+/* An XRC_RECV QP has its domain only (no PD, CQs, SRQ or queues). */
+static int check_xrc_recv(struct ibv_context *c,
+			  const struct ibv_qp_init_attr_ex *a)
+{
+	if (!(a->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !a->xrcd ||
+	    a->xrcd->context != c)
+		return -EINVAL;
+	if (a->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_XRCD |
+				       IBV_QP_INIT_ATTR_PD))
+		return -EOPNOTSUPP;
+	if (a->send_cq || a->recv_cq || a->srq)
+		return -EINVAL;
+	return 0;
+}
 
 static int check_init_attr(struct pv_context *ctx,
 			   const struct ibv_qp_init_attr_ex *a)
 {
 	struct ibv_context *c = &ctx->vctx.context;
 
+	if (a->qp_type == IBV_QPT_XRC_RECV)
+		return check_xrc_recv(c, a);
 	if (!(a->comp_mask & IBV_QP_INIT_ATTR_PD) || !a->pd)
 		return -EINVAL;
 	if (a->comp_mask & ~(uint32_t)LV_QP_INIT_KNOWN)
 		return -EOPNOTSUPP;
+	if (a->comp_mask & IBV_QP_INIT_ATTR_XRCD)
+		return -EINVAL;	/* XRC_RECV's only */
+	if (a->qp_type == IBV_QPT_XRC_SEND) {
+		if (a->srq || a->pd->context != c || !a->send_cq ||
+		    a->send_cq->context != c)
+			return -EINVAL;
+		return (a->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+		       a->create_flags ? -EOPNOTSUPP : 0;
+	}
 	if ((a->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && a->create_flags)
 		return -EOPNOTSUPP;
 	if (a->pd->context != c || !a->send_cq || a->send_cq->context != c)
@@ -41,6 +68,7 @@ static struct pv_qp *qp_create(struct pv_context *ctx,
 			       struct ibv_qp_init_attr_ex *a, int *ret_err)
 {
 	struct pv_qp *qp;
+	bool xrc_recv;
 	int ret = check_init_attr(ctx, a);
 
 	if (ret < 0)
@@ -51,7 +79,9 @@ static struct pv_qp *qp_create(struct pv_context *ctx,
 		goto err;
 	qp->ibv.context = &ctx->vctx.context;
 	qp->ibv.qp_context = a->qp_context;
-	qp->ibv.pd = a->pd;
+	xrc_recv = a->qp_type == IBV_QPT_XRC_RECV;
+	qp->ibv.pd = xrc_recv ? NULL : a->pd;
+	qp->xrcd = xrc_recv ? (struct pv_xrcd *)a->xrcd : NULL;
 	qp->ibv.send_cq = a->send_cq;
 	qp->ibv.recv_cq = a->recv_cq ? a->recv_cq : a->send_cq;
 	qp->ibv.srq = a->srq;
@@ -69,8 +99,10 @@ static struct pv_qp *qp_create(struct pv_context *ctx,
 		goto err_destroy_qp;
 	/* A parent domain outlives its QPs: their bookkeeping may have
 	 * come from its hooks, which destroy calls again. */
-	if (((struct pv_pd *)a->pd)->inner)
-		atomic_fetch_add(&((struct pv_pd *)a->pd)->users, 1);
+	if (qp->ibv.pd && ((struct pv_pd *)qp->ibv.pd)->inner)
+		atomic_fetch_add(&((struct pv_pd *)qp->ibv.pd)->users, 1);
+	if (qp->xrcd)
+		atomic_fetch_add(&qp->xrcd->users, 1);
 	PV_USDT(podverbs, create_qp, qp->ibv.qp_num, a->qp_type, 0);
 	return qp;
 
@@ -199,6 +231,8 @@ LV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 	lv_wait_events(&qp->mutex, &qp->cond, &qp->events_completed, delivered);
 	if (qp->pd && ((struct pv_pd *)qp->pd)->inner)
 		atomic_fetch_sub(&((struct pv_pd *)qp->pd)->users, 1);
+	if (pqp->xrcd)
+		atomic_fetch_sub(&pqp->xrcd->users, 1);
 	pthread_cond_destroy(&qp->cond);
 	pthread_mutex_destroy(&qp->mutex);
 	free(pqp);

@@ -45,6 +45,7 @@ LV_SRCS := \
 	libverbs/lv_query.c \
 	libverbs/lv_rate.c \
 	libverbs/lv_srq.c \
+	libverbs/lv_xrcd.c \
 	libverbs/lv_strings.c \
 	libverbs/lv_sysfs.c \
 	libverbs/lv_usdt.c

@@ -184,6 +184,13 @@ struct pv_cq {
 	void *priv;
 };
 
+/* An XRC domain (ibv_open_xrcd). */
+struct pv_xrcd {
+	struct ibv_xrcd ibv;
+	uint32_t handle;
+	atomic_int users;		/* XRC SRQs and XRC_RECV QPs on it */
+};
+
 struct pv_qp {
 	union {				/* ibv_qp_ex starts with ibv_qp */
 		struct ibv_qp ibv;
@@ -196,6 +203,7 @@ struct pv_qp {
 	bool is_ex;
 	uint32_t async_delivered;
 	void *priv;
+	struct pv_xrcd *xrcd;		/* IBV_QPT_XRC_RECV: its domain */
 };
 
 struct pv_srq {
@@ -203,6 +211,11 @@ struct pv_srq {
 	uint32_t handle;
 	uint32_t async_delivered;
 	void *priv;
+	/* IBV_SRQT_XRC: set by the core before create_srq (xrcd, cq);
+	 * srq_num set by the provider.  NULL/0 for a basic SRQ. */
+	struct pv_xrcd *xrcd;
+	struct ibv_cq *cq;
+	uint32_t srq_num;
 };
 
 struct pv_ah {
@@ -303,6 +316,12 @@ struct pv_provider_ops {
 	int (*post_srq_recv)(struct pv_context *ctx, struct pv_srq *srq,
 			     struct ibv_recv_wr *wr,
 			     struct ibv_recv_wr **bad_wr);
+
+	/* ibv_open_xrcd: fd -1 for a private domain, else the file naming
+	 * a shared one (still the caller's); sets xrcd->handle. */
+	int (*open_xrcd)(struct pv_context *ctx, struct pv_xrcd *xrcd, int fd,
+			 int oflags);
+	int (*close_xrcd)(struct pv_context *ctx, struct pv_xrcd *xrcd);
 
 	/* Sets ah->ibv.handle. */
 	int (*create_ah)(struct pv_context *ctx, struct pv_ah *ah,

@@ -81,6 +81,8 @@ enum pv_ipc_op {
 	PV_OP_MR_REREG		= 36,	/* pv_ipc_mr_rereg -> mr_reg_resp */
 	PV_OP_MW_ALLOC		= 37,	/* pv_ipc_mw_alloc -> pv_ipc_mw_resp */
 	PV_OP_MW_DEALLOC	= 38,	/* pv_ipc_handle */
+	/* XRC domains (40..43 are the ring ops of pv-soft-ring-abi.h). */
+	PV_OP_XRCD		= 44,	/* pv_ipc_xrcd (+ fd) -> pv_ipc_handle */
 
 	/* Administrative: root in the engine's own network namespace only. */
 	PV_OP_ADM_DEV_ADD	= 128,
@@ -310,7 +312,22 @@ enum pv_obj_kind {
 	PV_OBJ_CHANNEL	= 7,
 	PV_OBJ_PORT	= 8,
 	PV_OBJ_MW	= 9,
+	PV_OBJ_XRCD	= 10,
 };
+
+/* XRCD request.  PV_XRCD_OPEN: with an fd (a file the client opened,
+ * ibv_open_xrcd(3)), the device's domain of that inode, made if oflags
+ * has O_CREAT (O_EXCL: only made); without one a private domain.  A file
+ * whose domain belongs to another device is refused (EPERM).  Reply
+ * pv_ipc_handle.  PV_XRCD_CLOSE: handle; no fd. */
+enum { PV_XRCD_OPEN = 1, PV_XRCD_CLOSE = 2 };
+struct pv_ipc_xrcd {
+	uint32_t cmd;		/* PV_XRCD_OPEN / PV_XRCD_CLOSE */
+	uint32_t handle;	/* CLOSE */
+	uint32_t oflags;	/* OPEN: O_CREAT, O_EXCL only */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct pv_ipc_xrcd) == 16, "pv_ipc_xrcd size");
 
 /* MR_REG request; reply pv_ipc_mr_reg_resp. */
 struct pv_ipc_mr_reg {
@@ -413,7 +430,10 @@ struct pv_ipc_qp_create {
 	uint32_t qp_type;	/* enum ibv_qp_type */
 	uint32_t sq_sig_all;
 	struct pv_ipc_qp_cap cap;
-	uint32_t reserved[4];
+	/* IBV_QPT_XRC_RECV: its XRC domain (pd, CQs and SRQ are 0: it has
+	 * no queues of its own); 0 for every other type. */
+	uint32_t xrcd_handle;
+	uint32_t reserved[3];
 };
 _Static_assert(sizeof(struct pv_ipc_qp_create) == 64, "pv_ipc_qp_create size");
 
@@ -507,7 +527,10 @@ struct pv_ipc_srq {
 	uint32_t max_sge;
 	uint32_t srq_limit;
 	uint32_t attr_mask;
-	uint32_t reserved[2];
+	/* SRQ_CREATE of an XRC SRQ (IBV_SRQT_XRC): its domain and the CQ
+	 * its receives complete on; both 0 for a basic SRQ. */
+	uint32_t xrcd_handle;
+	uint32_t cq_handle;
 };
 _Static_assert(sizeof(struct pv_ipc_srq) == 32, "pv_ipc_srq size");
 
@@ -516,8 +539,10 @@ struct pv_ipc_srq_resp {
 	uint32_t max_wr;
 	uint32_t max_sge;
 	uint32_t srq_limit;
+	uint32_t srq_num;	/* XRC SRQs: the device's number; else 0 */
+	uint32_t reserved[3];
 };
-_Static_assert(sizeof(struct pv_ipc_srq_resp) == 16, "pv_ipc_srq_resp size");
+_Static_assert(sizeof(struct pv_ipc_srq_resp) == 32, "pv_ipc_srq_resp size");
 
 /* ADM_DEV_ADD request; reply pv_ipc_dev_info of the new device.
  * netns_path names the namespace (/var/run/netns/X or /proc/PID/ns/net);

@@ -131,7 +131,7 @@ struct pv_send_wqe {
 	uint64_t compare_add;	/* atomics */
 	uint64_t swap;
 	uint32_t ah_handle;	/* UD */
-	uint32_t remote_qpn;	/* UD */
+	uint32_t remote_qpn;	/* UD; XRC_SEND: the remote XRC SRQ number */
 	uint32_t remote_qkey;	/* UD */
 	uint32_t reserved;
 };

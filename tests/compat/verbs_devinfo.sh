@@ -67,10 +67,10 @@ grep -q 'GID\[  0\]:[[:space:]]*::ffff:10.77.1.1, RoCE v2' "$TMP/devinfo.txt" ||
 	fail "GID[0] is not ::ffff:10.77.1.1 RoCE v2"
 grep -q 'vendor_id:[[:space:]]*0x1de5' "$TMP/devinfo.txt" || fail "vendor_id"
 # The verbs features' capability bits (issue 12 item 5): memory windows
-# (type 1 and 2B) with max_mw, SRQ resize.
-grep -E 'max_mw|MEM_WINDOW|SRQ_RESIZE' "$TMP/devinfo.txt"
+# (type 1 and 2B) with max_mw, SRQ resize, XRC.
+grep -E 'max_mw|MEM_WINDOW|SRQ_RESIZE|XRC' "$TMP/devinfo.txt"
 grep -q 'max_mw:[[:space:]]*[1-9]' "$TMP/devinfo.txt" || fail "max_mw is 0"
-for bit in MEM_WINDOW MEM_WINDOW_TYPE_2B SRQ_RESIZE; do
+for bit in MEM_WINDOW MEM_WINDOW_TYPE_2B SRQ_RESIZE XRC; do
 	grep -q "^[[:space:]]*$bit\$" "$TMP/devinfo.txt" ||
 		fail "device_cap_flags lack $bit"
 done

@@ -5,7 +5,7 @@
 usage: roce_check.py [--min N] [--expect-bad N] CAPTURE.pcap
 
 A RoCEv2 packet is a UDP datagram to port 4791 over IPv4 or IPv6.  Each
-one must decode (BTH version 0, a known RC/UC/UD opcode, the opcode's
+one must decode (BTH version 0, a known RC/UC/UD/XRC opcode, the opcode's
 extension headers, pad and ICRC present, payload + pad whole words) and
 carry the right ICRC (IBTA Annex A17.3.3).  IPv4 ICRCs are recomputed by
 python3-scapy's own RoCE layer (scapy.contrib.roce); scapy has no IPv6
@@ -49,8 +49,16 @@ HDRS.update({
     0x16: (4, True), 0x17: (4, True),    # SEND LAST/ONLY with invalidate
     0x64: (8, True), 0x65: (12, True),   # UD SEND ONLY (+imm): DETH
 })
+# XRC (transport 101, IBA 19.2.5.2): RC's opcodes at 0xa0; its requests
+# carry the 4-byte XRCETH after the BTH, its responses do not.
+_XRC_RESPONSES = {0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12}
+for rc_op in [op for op in HDRS if op < 0x20]:
+    ext, payload = HDRS[rc_op]
+    HDRS[0xa0 + rc_op] = (ext + (0 if rc_op in _XRC_RESPONSES else 4),
+                          payload)
 # FIRST and MIDDLE packets are never padded (IBA 9.2).
-UNPADDED = {0x00, 0x01, 0x06, 0x07, 0x0d, 0x0e, 0x20, 0x21, 0x26, 0x27}
+UNPADDED = {0x00, 0x01, 0x06, 0x07, 0x0d, 0x0e, 0x20, 0x21, 0x26, 0x27,
+            0xa0, 0xa1, 0xa6, 0xa7, 0xad, 0xae}
 
 
 def icrc_ipv6(ip6, udp, roce):

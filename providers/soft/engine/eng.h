@@ -92,6 +92,7 @@ struct eng_dev {
 	uint8_t claim[PV_GID_CLAIM_MAX][16];
 	uint32_t clients;		/* connections with a context on it */
 	struct eng_idtab qps;		/* qp_num -> struct eng_qp */
+	struct eng_idtab srqns;		/* XRC srq_num -> struct eng_srq */
 	struct eng_mrkeys mrs;		/* lkey/rkey -> struct eng_mr */
 	struct eng_rguard rguard;	/* remote access errors */
 	struct eng_quota quota;		/* summed over its connections */
@@ -165,6 +166,7 @@ struct eng {
 	struct eng_pollable unproven_timer;	/* closes the late ones */
 	uint32_t next_conn_id;
 	struct eng_idtab devs;		/* dev id -> struct eng_dev */
+	struct eng_list xrcd_doms;	/* file-named XRC domains (eng_xrcd.c) */
 	struct eng_gidmap gids;		/* GID -> dev id (eng_gidmap.h) */
 	bool stop;
 	uint8_t *reply;			/* PV_IPC_MAX_PAYLOAD bytes */

@@ -177,6 +177,8 @@ int eng_dev_register_kept(struct eng *e, int ns_fd, const struct netns_id *ns,
 	 * multicast QPN, IBA 10.5.2.3 / 9.6.1.3). */
 	eng_idtab_init_sparse(&d->qps, ENG_QPN_MIN, ENG_QPN_MAX,
 			      ENG_QPN_QUARANTINE);
+	/* XRC SRQ numbers: 24 bits (XRCETH), never 0, likewise random. */
+	eng_idtab_init_sparse(&d->srqns, 1, ENG_QPN_MAX, ENG_QPN_QUARANTINE);
 	eng_mrkeys_init(&d->mrs);
 	claims_set(d, keep && keep->claims ? keep->claims : pending_claims);
 	eng_dev_apply_link(e, d, link);
@@ -546,6 +548,7 @@ void eng_dev_remove(struct eng *e, struct eng_dev *d)
 	if (d->gid_count)
 		gids_reclaim(e, d);
 	eng_idtab_fini(&d->qps);
+	eng_idtab_fini(&d->srqns);
 	eng_mrkeys_fini(&d->mrs);
 	eng_stat_inc(devices_removed);
 	eng_stat_dec(devices_live);
@@ -581,7 +584,8 @@ void eng_dev_attr(const struct eng_dev *d, struct pv_ipc_dev_attr *o)
 		IBV_DEVICE_CURR_QP_STATE_MOD | IBV_DEVICE_PORT_ACTIVE_EVENT |
 		IBV_DEVICE_SYS_IMAGE_GUID | IBV_DEVICE_RC_RNR_NAK_GEN |
 		IBV_DEVICE_SRQ_RESIZE | IBV_DEVICE_N_NOTIFY_CQ |
-		IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B;
+		IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B |
+		IBV_DEVICE_XRC;
 	o->max_qp = (uint32_t)eng_lim.max_qp;
 	o->max_qp_wr = (uint32_t)eng_lim.max_qp_wr;
 	o->max_sge = (uint32_t)eng_lim.max_sge;

@@ -364,6 +364,8 @@ struct eng_dp_msg {
 	uint32_t src_qpn;
 	const uint8_t *grh;
 	uint8_t sl;
+	/* XRC: the XRC SRQ the message is for (XRCETH, IBA 19.2.5.2). */
+	uint32_t xrc_srqn;
 };
 
 /* Runs one request at dst and returns its response in *r (the contract

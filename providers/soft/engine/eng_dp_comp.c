@@ -91,9 +91,15 @@ static void overflow(struct eng *e, struct eng_cq *cq)
 bool eng_dp_cqe_push(struct eng *e, struct eng_cq *cq,
 		     const struct pv_cqe *cqe, bool solicited)
 {
-	struct eng_dp_cq *dc = cq->dp;
+	struct eng_dp_cq *dc;
 	int space;
 
+	/* A QP with no CQ of its own (XRC_RECV outside a delivery). */
+	if (!cq) {
+		eng_stat_inc(dp_cqes_lost);
+		return false;
+	}
+	dc = cq->dp;
 	PV_USDT(podverbsd, wqe_complete, cq->o.conn->id, cqe->qp_num,
 		cqe->wr_id, cqe->status, cqe->opcode);
 	if (!dc || dc->error) {

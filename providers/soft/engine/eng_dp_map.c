@@ -21,6 +21,7 @@
 
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_stats.h"
+#include "providers/soft/engine/eng_wr.h"
 #include "providers/soft/engine/eng_wire_rc.h"
 #include "providers/soft/engine/eng_log.h"
 
@@ -224,7 +225,7 @@ static int qp_rings(struct eng_qp *qp, struct eng_dp_qp *dq,
 	eng_dp_sq_geom(&qp->init.cap, &sn, &se);
 	sq_bytes = eng_dp_ring_bytes(sn, se);
 	total = sq_bytes;
-	if (!qp->srq) {
+	if (!qp->srq && !eng_qpt_xrc(qp->init.qp_type)) {
 		eng_dp_rq_geom(qp->init.cap.max_recv_wr,
 			       qp->init.cap.max_recv_sge, &rn, &re);
 		total += eng_dp_ring_bytes(rn, re);
@@ -234,7 +235,7 @@ static int qp_rings(struct eng_qp *qp, struct eng_dp_qp *dq,
 		return ret;
 	eng_dp_ring_init(&dq->sq, dq->map.base, sn, se);
 	*rq_off = 0;
-	if (!qp->srq) {
+	if (!qp->srq && !eng_qpt_xrc(qp->init.qp_type)) {
 		eng_dp_ring_init(&dq->rq, (uint8_t *)dq->map.base + sq_bytes,
 				 rn, re);
 		*rq_off = (uint32_t)sq_bytes;

@@ -54,6 +54,11 @@ static bool pkeys_match(uint16_t a, uint16_t b)
 	       ((a | b) & ENG_PKEY_FULL_MEMBER);
 }
 
+static uint32_t peer_type(uint32_t qp_type)
+{
+	return qp_type == IBV_QPT_XRC_SEND ? IBV_QPT_XRC_RECV : qp_type;
+}
+
 /* The device whose table holds dgid: at most one does, since a GID
  * belongs to one device of the engine (eng_gid_own.h). */
 static struct eng_dev *dest_dev(struct eng *e, struct eng_dp_qp *dq,
@@ -95,9 +100,10 @@ struct eng_qp *eng_dp_find_dest(struct eng *e, struct eng_dp_qp *dq,
 		return NULL;
 	}
 	dst = eng_idtab_get(&d->qps, qpn & ENG_BTH_24BIT_MASK);
-	/* A QP receives from RTR on; RESET/INIT/ERR ones drop packets. */
+	/* A QP receives from RTR on; RESET/INIT/ERR ones drop packets.
+	 * An XRC_SEND QP's peer is an XRC_RECV QP. */
 	if (!dst || !eng_qps_receives(dst->state) ||
-	    dst->init.qp_type != dq->qp->init.qp_type) {
+	    dst->init.qp_type != peer_type(dq->qp->init.qp_type)) {
 		eng_stat_inc(dp_drops_no_dest);
 		return NULL;
 	}
@@ -231,6 +237,8 @@ static struct eng_qp *req_dest(struct eng *e, struct eng_dp_qp *dq,
 	if (dst && (dst->attr.dest_qp_num != qp->qp_num ||
 		    !dev_has_gid(qp->o.conn->dev, dst->attr.ah_attr.dgid)))
 		dst = NULL;
+	if (qp->init.qp_type == IBV_QPT_XRC_SEND)
+		m->xrc_srqn = dq->cur.w.remote_qpn & ENG_BTH_24BIT_MASK;
 	return dst;
 }
 
@@ -242,7 +250,8 @@ static void comp_load(const struct eng_dp_qp *dq, struct eng_comp *c,
 	const struct eng_qp *qp = dq->qp;
 
 	*c = (struct eng_comp){
-		.qp_type = (uint8_t)qp->init.qp_type,
+		.qp_type = eng_qpt_reliable(qp->init.qp_type) ?
+			   IBV_QPT_RC : (uint8_t)qp->init.qp_type,
 		.rnr_retry = qp->attr.rnr_retry, .retry_cnt = qp->attr.retry_cnt,
 		.timeout = qp->attr.timeout, .opcode = dq->cur.w.opcode,
 		.last = last, .chunk = (uint32_t)chunk, .local = local,
@@ -460,6 +469,12 @@ bool eng_dp_req_run(struct eng *e, struct eng_dp_qp *dq,
 
 	if (!qp->o.conn->dev)
 		return false;	/* device deleted: nothing moves */
+	/* An XRC_RECV QP has no send queue (IBA 19.2.5): its ring is
+	 * never read, nor flushed (it has no CQ); on the wire it may owe
+	 * READ responses. */
+	if (qp->init.qp_type == IBV_QPT_XRC_RECV)
+		return qp->state != IBV_QPS_ERR &&
+		       eng_wire_rc_resp_pump(e, dq);
 	if (qp->state == IBV_QPS_ERR)
 		return eng_dp_flush(e, qp);
 	if (qp->state != IBV_QPS_RTS)	/* an RTR responder may still owe

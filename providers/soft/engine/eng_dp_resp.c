@@ -23,6 +23,7 @@
 #include "providers/soft/engine/eng_dp_reply.h"
 #include "providers/soft/engine/eng_dp_rguard.h"
 #include "providers/soft/engine/eng_log.h"
+#include "providers/soft/engine/eng_obj.h"
 #include "providers/soft/engine/eng_stats.h"
 #include "providers/soft/engine/eng_wr.h"
 
@@ -143,12 +144,12 @@ static int resp_local_err(struct eng *e, struct eng_qp *dst, uint64_t wr_id,
 	dst->dp->rx_active = false;	/* completed here, not flushed */
 	rq_cqe(e, dst, &cqe, false);
 	eng_dp_qp_error(e, dst);
-	return dst->init.qp_type == IBV_QPT_RC ? rc_for_rc : RS_DROP;
+	return eng_qpt_reliable(dst->init.qp_type) ? rc_for_rc : RS_DROP;
 }
 
 static int no_recv(struct eng_qp *dst, bool fatal)
 {
-	if (dst->init.qp_type != IBV_QPT_RC) {
+	if (!eng_qpt_reliable(dst->init.qp_type)) {
 		eng_stat_inc(dp_drops_no_recv);
 		return RS_DROP;
 	}
@@ -285,7 +286,7 @@ static struct eng_mr *remote_mr(struct eng_qp *dst, const struct eng_dp_msg *m,
 static int access_err(struct eng *e, struct eng_qp *dst)
 {
 	eng_stat_inc(dp_access_errors);
-	if (dst->init.qp_type != IBV_QPT_RC)
+	if (!eng_qpt_reliable(dst->init.qp_type))
 		return RS_DROP;
 	eng_dp_rguard_access_err(dst);
 	eng_dp_qp_error(e, dst);
@@ -388,7 +389,7 @@ static void reply_set(struct eng_qp *dst, const struct eng_dp_msg *m, int rs,
 		[RS_NAK_ACCESS] = ENG_DP_NAK_REM_ACCESS,
 		[RS_NAK_OP] = ENG_DP_NAK_REM_OP,
 	};
-	bool rc = dst->init.qp_type == IBV_QPT_RC;
+	bool rc = eng_qpt_reliable(dst->init.qp_type);
 
 	if (rs == RS_OK) {
 		if (m->last && dst->dp)
@@ -408,12 +409,45 @@ static void reply_set(struct eng_qp *dst, const struct eng_dp_msg *m, int rs,
 	r->msn = dst->dp ? dst->dp->msn : 0;
 }
 
+/* XRC (IBA 19.2.5.2): a message at an XRC_RECV QP goes to the XRC SRQ
+ * its XRCETH names, which must be of the QP's domain; for the delivery
+ * the QP takes that SRQ's queue, PD and CQ (eng_obj.h), and gives them
+ * back after.  false: no such SRQ here (counted; an invalid request). */
+static bool xrc_bind(struct eng_qp *dst, const struct eng_dp_msg *m)
+{
+	struct eng_srq *srq = eng_xrcd_srq_find(dst->o.conn->dev, m->xrc_srqn);
+
+	if (!srq || !eng_xrcd_same(srq->xrcd, dst->xrcd)) {
+		eng_stat_inc(xrc_srqn_refused);
+		eng_dbg("client %u: QP %u: XRC SRQ %u refused", dst->o.conn->id,
+			dst->qp_num, m->xrc_srqn);
+		return false;
+	}
+	dst->srq = srq;
+	dst->pd = srq->pd;
+	dst->recv_cq = srq->cq;
+	return true;
+}
+
+static void xrc_unbind(struct eng_qp *dst)
+{
+	dst->srq = NULL;
+	dst->pd = NULL;
+	dst->recv_cq = NULL;
+}
+
 void eng_dp_resp_deliver(struct eng *e, struct eng_qp *dst,
 			 const struct eng_dp_msg *m, struct eng_dp_reply *r)
 {
+	bool xrc = dst->init.qp_type == IBV_QPT_XRC_RECV;
 	int rs = RS_NAK_INV;	/* unknown opcode: the requester refuses it */
 
 	*r = (struct eng_dp_reply){ 0 };
+	if (xrc && !xrc_bind(dst, m)) {
+		eng_hwc_delivered(dst, m, false);
+		reply_set(dst, m, RS_NAK_INV, r);
+		return;
+	}
 	if (eng_wr_is_send(m->opcode))
 		rs = resp_send(e, dst, m);
 	else if (eng_wr_is_write(m->opcode))
@@ -428,4 +462,6 @@ void eng_dp_resp_deliver(struct eng *e, struct eng_qp *dst,
 	}
 	eng_hwc_delivered(dst, m, rs == RS_OK);
 	reply_set(dst, m, rs, r);
+	if (xrc)
+		xrc_unbind(dst);
 }

@@ -12,6 +12,7 @@
 
 #include "providers/soft/engine/eng_dp.h"
 #include "providers/soft/engine/eng_dp_rguard.h"
+#include "providers/soft/engine/eng_wr.h"
 #include "providers/soft/engine/eng_limits.h"
 #include "providers/soft/engine/eng_log.h"
 #include "providers/soft/engine/eng_mw.h"
@@ -87,7 +88,7 @@ struct eng_mr *eng_dp_rguard_mr(struct eng_qp *dst, const struct eng_dp_msg *m,
  * queue error, the responder's affiliated asynchronous error. */
 void eng_dp_rguard_access_err(struct eng_qp *dst)
 {
-	if (dst->init.qp_type == IBV_QPT_RC && dst->state != IBV_QPS_ERR)
+	if (eng_qpt_reliable(dst->init.qp_type) && dst->state != IBV_QPS_ERR)
 		eng_event_push(dst->o.conn, IBV_EVENT_QP_ACCESS_ERR, PV_OBJ_QP,
 			       dst->o.handle);
 }

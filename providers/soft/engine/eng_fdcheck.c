@@ -42,6 +42,18 @@ static int check_netns(int fd)
 	return 0;
 }
 
+/* ibv_open_xrcd(3)'s file names a domain by its inode: a regular file
+ * or a directory (no FIFO, socket or device, whose fstat is all the
+ * engine does with it anyway). */
+static int check_file(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)))
+		return -EBADF;
+	return 0;
+}
+
 int eng_fd_check(int fd, enum pv_ipc_fd_kind kind)
 {
 	switch (kind) {
@@ -49,6 +61,8 @@ int eng_fd_check(int fd, enum pv_ipc_fd_kind kind)
 		return check_memfd(fd);
 	case PV_IPC_FD_NETNS:
 		return check_netns(fd);
+	case PV_IPC_FD_FILE:
+		return check_file(fd);
 	case PV_IPC_FD_NONE:
 		break;
 	}

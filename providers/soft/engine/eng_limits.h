@@ -41,6 +41,7 @@
 	X(max_cq, 16384, 1, 262144, "CQs per client")			\
 	X(max_qp, 16384, 1, 262144, "QPs per client")			\
 	X(max_srq, 256, 1, 65536, "SRQs per client")			\
+	X(max_xrcd, 64, 1, 4096, "XRC domains a client holds open")	\
 	X(max_ah, 4096, 1, 65536, "AHs per client")			\
 	X(max_channel, 64, 1, 1024,					\
 	  "completion channels per client (each holds an fd)")		\

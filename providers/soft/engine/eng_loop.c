@@ -30,6 +30,7 @@ int eng_init(struct eng *e)
 	e->sig.fd = -1;
 	e->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	eng_list_init(&e->conns);
+	eng_list_init(&e->xrcd_doms);
 	eng_list_init(&e->net_dirty);
 	e->conn_expired = eng_conn_close;
 	eng_idtab_init(&e->devs, 1, 0xffff);

@@ -68,11 +68,24 @@ struct eng_cq {
 	struct eng_dp_cq *dp;		/* ring, once mapped */
 };
 
+/* An XRC domain a client opened (eng_xrcd.c): its handle on a domain,
+ * which clients of one device that opened the same file share. */
+struct eng_xrcd_dom;
+struct eng_xrcd {
+	struct eng_obj o;
+	struct eng_xrcd_dom *dom;
+};
+
 struct eng_srq {
 	struct eng_obj o;
 	struct eng_pd *pd;
 	uint32_t max_wr, max_sge, srq_limit;
 	struct eng_dp_srq *dp;		/* ring, once mapped */
+	/* XRC SRQs (IBA 19.2.5): their domain, the CQ receives complete
+	 * on and the device-wide number XRC senders name; NULL/0 else. */
+	struct eng_xrcd *xrcd;
+	struct eng_cq *cq;
+	uint32_t srq_num;
 };
 
 struct eng_qp {
@@ -86,6 +99,10 @@ struct eng_qp {
 	struct pv_ipc_qp_attr attr;	/* last modified attributes */
 	struct eng_dp_qp *dp;		/* rings, once mapped */
 	struct eng_hwc hw;		/* its counters (eng_hwc.h) */
+	/* IBV_QPT_XRC_RECV: its domain (pd, send_cq, recv_cq and srq are
+	 * NULL but while the responder delivers a message: then the SRQ
+	 * the message names, its PD and CQ, eng_xrcd_bind()). */
+	struct eng_xrcd *xrcd;
 };
 
 struct eng_ah {
@@ -181,6 +198,13 @@ int eng_op_srq_create(struct eng_req *r);
 int eng_op_srq_modify(struct eng_req *r);
 int eng_op_srq_query(struct eng_req *r);
 int eng_op_srq_destroy(struct eng_req *r);
+/* eng_xrcd.c */
+int eng_op_xrcd(struct eng_req *r);
+/* An XRC SRQ of dev by number, or NULL. */
+struct eng_srq *eng_xrcd_srq_find(struct eng_dev *dev, uint32_t srq_num);
+/* Whether two domain handles name one domain. */
+bool eng_xrcd_same(const struct eng_xrcd *a, const struct eng_xrcd *b);
+
 /* eng_admin.c */
 int eng_op_adm_dev_add(struct eng_req *r);
 int eng_op_adm_dev_del(struct eng_req *r);

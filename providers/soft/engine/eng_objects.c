@@ -30,6 +30,7 @@ uint64_t eng_obj_limit(uint32_t kind)
 	case PV_OBJ_AH:		return eng_lim.max_ah;
 	case PV_OBJ_CHANNEL:	return eng_lim.max_channel;
 	case PV_OBJ_MW:		return eng_lim.max_mw;
+	case PV_OBJ_XRCD:	return eng_lim.max_xrcd;
 	}
 	return 0;
 }
@@ -41,6 +42,7 @@ const char *eng_obj_kind_name(uint32_t kind)
 		[PV_OBJ_CQ] = "cq", [PV_OBJ_QP] = "qp", [PV_OBJ_SRQ] = "srq",
 		[PV_OBJ_AH] = "ah", [PV_OBJ_CHANNEL] = "channel",
 		[PV_OBJ_PORT] = "port", [PV_OBJ_MW] = "mw",
+		[PV_OBJ_XRCD] = "xrcd",
 	};
 
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
@@ -111,7 +113,7 @@ int eng_obj_destroy(struct eng *e, struct eng_obj *o)
 /* Users before what they use, so every release finds its targets. */
 static const uint32_t teardown_order[] = {
 	PV_OBJ_QP, PV_OBJ_AH, PV_OBJ_MW, PV_OBJ_SRQ, PV_OBJ_MR, PV_OBJ_CQ,
-	PV_OBJ_PD,
+	PV_OBJ_PD, PV_OBJ_XRCD,
 	PV_OBJ_CHANNEL,
 };
 

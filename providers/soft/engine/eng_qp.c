@@ -29,6 +29,10 @@ static void qp_release(struct eng *e, struct eng_obj *o)
 	eng_mcast_qp_gone(e, qp);
 	eng_mw_qp_gone(qp);
 	eng_dp_qp_free(e, qp);
+	if (qp->xrcd) {
+		qp->xrcd->o.users--;
+		return;
+	}
 	qp->pd->o.users--;
 	qp->send_cq->o.users--;
 	qp->recv_cq->o.users--;
@@ -36,10 +40,35 @@ static void qp_release(struct eng *e, struct eng_obj *o)
 		qp->srq->o.users--;
 }
 
+/* An XRC_RECV QP names only its domain (IBA 19.2.5): no PD, CQs, SRQ or
+ * queues of its own. */
+static int qp_refs_xrc_recv(struct eng_req *r,
+			    const struct pv_ipc_qp_create *in,
+			    struct eng_qp *q)
+{
+	const struct pv_ipc_qp_cap *c = &in->cap;
+
+	memset(q, 0, sizeof(*q));
+	if (in->pd_handle || in->send_cq_handle || in->recv_cq_handle ||
+	    in->srq_handle || c->max_send_wr || c->max_recv_wr ||
+	    c->max_send_sge || c->max_recv_sge || c->max_inline_data)
+		return -EINVAL;
+	q->xrcd = eng_obj_get(r->c, in->xrcd_handle, PV_OBJ_XRCD);
+	return q->xrcd ? 0 : -EINVAL;
+}
+
 /* Looks up the objects a QP_CREATE names; all must be this client's. */
 static int qp_refs(struct eng_req *r, const struct pv_ipc_qp_create *in,
 		   struct eng_qp *q)
 {
+	if (in->qp_type == IBV_QPT_XRC_RECV)
+		return qp_refs_xrc_recv(r, in, q);
+	if (in->xrcd_handle)
+		return -EINVAL;
+	/* An XRC_SEND QP receives nothing (IBA 19.2.5): no SRQ. */
+	if (in->qp_type == IBV_QPT_XRC_SEND && in->srq_handle)
+		return -EINVAL;
+	q->xrcd = NULL;
 	q->pd = eng_obj_get(r->c, in->pd_handle, PV_OBJ_PD);
 	q->send_cq = eng_obj_get(r->c, in->send_cq_handle, PV_OBJ_CQ);
 	q->recv_cq = eng_obj_get(r->c, in->recv_cq_handle, PV_OBJ_CQ);
@@ -65,7 +94,7 @@ int eng_op_qp_create(struct eng_req *r)
 	ret = qp_refs(r, in, &refs);
 	if (ret < 0)
 		return ret;
-	if (refs.srq)
+	if (refs.srq || in->qp_type == IBV_QPT_XRC_SEND)
 		cap.max_recv_wr = cap.max_recv_sge = 0;
 	eng_dev_attr(r->c->dev, &lim);
 	ret = eng_qp_cap_check(&cap, &lim, in->qp_type);
@@ -84,9 +113,14 @@ int eng_op_qp_create(struct eng_req *r)
 	qp->send_cq = refs.send_cq;
 	qp->recv_cq = refs.recv_cq;
 	qp->srq = refs.srq;
-	qp->pd->o.users++;
-	qp->send_cq->o.users++;
-	qp->recv_cq->o.users++;
+	qp->xrcd = refs.xrcd;
+	if (qp->xrcd) {
+		qp->xrcd->o.users++;
+	} else {
+		qp->pd->o.users++;
+		qp->send_cq->o.users++;
+		qp->recv_cq->o.users++;
+	}
 	if (qp->srq)
 		qp->srq->o.users++;
 	qp->o.release = qp_release;
@@ -241,8 +275,38 @@ int eng_op_qp_destroy(struct eng_req *r)
 
 static void srq_release(struct eng *e, struct eng_obj *o)
 {
-	((struct eng_srq *)o)->pd->o.users--;
-	eng_dp_srq_free((struct eng_srq *)o);
+	struct eng_srq *srq = (struct eng_srq *)o;
+
+	srq->pd->o.users--;
+	if (srq->xrcd) {
+		srq->xrcd->o.users--;
+		srq->cq->o.users--;
+		if (o->conn->dev)
+			eng_idtab_free(&o->conn->dev->srqns, srq->srq_num);
+	}
+	eng_dp_srq_free(srq);
+}
+
+/* An XRC SRQ (IBV_SRQT_XRC): its domain and CQ, both this client's,
+ * and a number from the device's table. */
+static int srq_xrc_init(struct eng_req *r, const struct pv_ipc_srq *in,
+			struct eng_srq *srq)
+{
+	struct eng_xrcd *x = eng_obj_get(r->c, in->xrcd_handle, PV_OBJ_XRCD);
+	struct eng_cq *cq = eng_obj_get(r->c, in->cq_handle, PV_OBJ_CQ);
+	int64_t n;
+
+	if (!x || !cq)
+		return -EINVAL;
+	n = eng_idtab_alloc(&r->c->dev->srqns, srq);
+	if (n < 0)
+		return eng_limit_hit(-ENOMEM);
+	srq->srq_num = (uint32_t)n;
+	srq->xrcd = x;
+	srq->cq = cq;
+	x->o.users++;
+	cq->o.users++;
+	return 0;
 }
 
 static void srq_resp(struct eng_req *r, const struct eng_srq *srq)
@@ -253,6 +317,8 @@ static void srq_resp(struct eng_req *r, const struct eng_srq *srq)
 	out->max_wr = srq->max_wr;
 	out->max_sge = srq->max_sge;
 	out->srq_limit = srq->srq_limit;
+	out->srq_num = srq->srq_num;
+	memset(out->reserved, 0, sizeof(out->reserved));
 	r->out_len = sizeof(*out);
 }
 
@@ -263,7 +329,8 @@ int eng_op_srq_create(struct eng_req *r)
 	struct eng_srq *srq;
 	int ret;
 
-	if (!pd || in->max_wr == 0)
+	if (!pd || in->max_wr == 0 || in->attr_mask ||
+	    !in->xrcd_handle != !in->cq_handle)
 		return -EINVAL;
 	if (in->max_wr > eng_lim.max_srq_wr || in->max_sge > eng_lim.max_sge)
 		return eng_limit_hit(-EINVAL);
@@ -272,6 +339,13 @@ int eng_op_srq_create(struct eng_req *r)
 		return ret;
 	srq->pd = pd;
 	pd->o.users++;
+	if (in->xrcd_handle) {
+		ret = srq_xrc_init(r, in, srq);
+		if (ret < 0) {
+			eng_obj_destroy(r->e, &srq->o);
+			return ret;
+		}
+	}
 	srq->max_wr = in->max_wr;
 	srq->max_sge = in->max_sge ? in->max_sge : 1;
 	/* ibv_create_srq(3) ignores srq_limit: the SRQ starts unarmed. */
@@ -287,7 +361,9 @@ int eng_op_srq_modify(struct eng_req *r)
 	uint32_t max_wr;
 	int ret;
 
-	if (!srq || (in->attr_mask & ~(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT)))
+	/* The domain and CQ are SRQ_CREATE's only. */
+	if (!srq || (in->attr_mask & ~(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT)) ||
+	    in->xrcd_handle || in->cq_handle)
 		return -EINVAL;
 	max_wr = srq->max_wr;
 	if (in->attr_mask & IBV_SRQ_MAX_WR) {

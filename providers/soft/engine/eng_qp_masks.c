@@ -11,7 +11,16 @@
 #include <errno.h>
 #include <infiniband/verbs.h>
 
-enum { T_RC, T_UC, T_UD, T_COUNT };
+/* XI: XRC_SEND (initiator), XT: XRC_RECV (target); IBA 19.2.5 and the
+ * kernel's table: RC's masks less the queue each lacks. */
+enum { T_RC, T_UC, T_UD, T_XI, T_XT, T_COUNT };
+
+#define RC_INIT	(IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)
+#define RTR_UC	(IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN)
+#define RTR_RC	(RTR_UC | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)
+#define RTR_OPT	(IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX)
+#define RTS_RC	(IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | \
+		 IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC)
 
 struct trans {
 	uint8_t  valid;
@@ -38,6 +47,7 @@ static const struct trans table[NSTATES][NSTATES] = {
 					 IBV_QP_ACCESS_FLAGS,
 				[T_UD] = IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 					 IBV_QP_QKEY,
+				[T_XI] = RC_INIT, [T_XT] = RC_INIT,
 			},
 		},
 	},
@@ -50,6 +60,7 @@ static const struct trans table[NSTATES][NSTATES] = {
 					 IBV_QP_ACCESS_FLAGS,
 				[T_UD] = IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 					 IBV_QP_QKEY,
+				[T_XI] = RC_INIT, [T_XT] = RC_INIT,
 			},
 		},
 		[IBV_QPS_RTR] = { 1,
@@ -60,6 +71,7 @@ static const struct trans table[NSTATES][NSTATES] = {
 					 IBV_QP_MIN_RNR_TIMER,
 				[T_UC] = IBV_QP_AV | IBV_QP_PATH_MTU |
 					 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN,
+				[T_XI] = RTR_UC, [T_XT] = RTR_RC,
 			},
 			.opt = {
 				[T_RC] = IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS |
@@ -67,6 +79,7 @@ static const struct trans table[NSTATES][NSTATES] = {
 				[T_UC] = IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS |
 					 IBV_QP_PKEY_INDEX,
 				[T_UD] = IBV_QP_PKEY_INDEX | IBV_QP_QKEY,
+				[T_XI] = RTR_OPT, [T_XT] = RTR_OPT,
 			},
 		},
 	},
@@ -78,6 +91,8 @@ static const struct trans table[NSTATES][NSTATES] = {
 					 IBV_QP_MAX_QP_RD_ATOMIC,
 				[T_UC] = IBV_QP_SQ_PSN,
 				[T_UD] = IBV_QP_SQ_PSN,
+				[T_XI] = RTS_RC,
+				[T_XT] = IBV_QP_SQ_PSN | IBV_QP_TIMEOUT,
 			},
 			.opt = {
 				[T_RC] = IBV_QP_CUR_STATE | RUNNING_RC |
@@ -86,12 +101,18 @@ static const struct trans table[NSTATES][NSTATES] = {
 					 IBV_QP_RATE_LIMIT,
 				[T_UD] = IBV_QP_CUR_STATE | IBV_QP_QKEY |
 					 IBV_QP_RATE_LIMIT,
+				[T_XI] = IBV_QP_CUR_STATE | RUNNING_RC |
+					 IBV_QP_RATE_LIMIT,
+				[T_XT] = IBV_QP_CUR_STATE | RUNNING_RC,
 			},
 		},
 	},
 	[IBV_QPS_RTS] = {
 		[IBV_QPS_RTS] = { 1,
 			.opt = {
+				[T_XI] = IBV_QP_CUR_STATE | RUNNING_RC |
+					 IBV_QP_RATE_LIMIT,
+				[T_XT] = IBV_QP_CUR_STATE | RUNNING_RC,
 				[T_RC] = IBV_QP_CUR_STATE | RUNNING_RC |
 					 IBV_QP_RATE_LIMIT,
 				[T_UC] = IBV_QP_CUR_STATE | RUNNING_UC |
@@ -151,6 +172,10 @@ static int type_index(uint32_t qp_type)
 		return T_UC;
 	case IBV_QPT_UD:
 		return T_UD;
+	case IBV_QPT_XRC_SEND:
+		return T_XI;
+	case IBV_QPT_XRC_RECV:
+		return T_XT;
 	default:
 		return -1;
 	}

@@ -81,6 +81,9 @@ static int qp_tp(uint32_t qp_type)
 		return ENG_TP_UC;
 	case IBV_QPT_UD:
 		return ENG_TP_UD;
+	case IBV_QPT_XRC_SEND:
+	case IBV_QPT_XRC_RECV:
+		return ENG_TP_XRC;
 	default:
 		return -1;
 	}
@@ -113,6 +116,16 @@ static enum eng_recv_verdict classify_qp(struct eng_dev *d,
 	if (qp_tp(qp->init.qp_type) != (int)eng_wire_op_tp(b->opcode))
 		return ENG_RECV_OPCODE;
 	out->qp = qp;
+	/* XRC (IBA 19.2.5): requests go to an XRC_RECV QP, responses to an
+	 * XRC_SEND one; from here on the packet is handled as RC's opcode
+	 * (the XRCETH stays in its headers). */
+	if (qp->init.qp_type == IBV_QPT_XRC_SEND ||
+	    qp->init.qp_type == IBV_QPT_XRC_RECV) {
+		if (!(out->pkt.mask & ENG_OPF_RESP) !=
+		    (qp->init.qp_type == IBV_QPT_XRC_RECV))
+			return ENG_RECV_OPCODE;
+		out->pkt.h.bth.opcode -= ENG_OP_XRC_BASE;
+	}
 	if (qp->init.qp_type == IBV_QPT_UD) {
 		/* Only datagrams come in (the opcode table has no others
 		 * for UD); a controlled Q_Key (high bit) can only match a

@@ -79,6 +79,7 @@ static const struct {
 	[PV_OP_MR_REREG]	= { eng_op_mr_rereg, NEED_DEV },
 	[PV_OP_MW_ALLOC]	= { eng_op_mw_alloc, NEED_DEV },
 	[PV_OP_MW_DEALLOC]	= { eng_op_mw_dealloc, NEED_CTX },
+	[PV_OP_XRCD]		= { eng_op_xrcd, NEED_DEV },
 	[PV_OP_CTX_MAP]		= { eng_op_ctx_map, NEED_DEV },
 	[PV_OP_QP_MAP]		= { eng_op_qp_map, NEED_DEV },
 	[PV_OP_CQ_MAP]		= { eng_op_cq_map, NEED_DEV },

@@ -184,6 +184,9 @@
 	X(mw_bound)			\
 	X(mw_invalidated)		\
 	X(mw_errors)			\
+	X(xrcd_opened)			\
+	X(xrcd_refused)			\
+	X(xrc_srqn_refused)		\
 	X(cm_wire_lap_refused)	\
 	X(gid_index_nomem)		\
 	X(net_rx_time_hits)		\

@@ -118,14 +118,32 @@ void eng_deth_put(uint8_t *p, const struct eng_deth *d)
 	eng_put24(p + 5, d->sqpn & ENG_QPN_MASK);
 }
 
+/* XRCETH (XRC's extended transport header, IBA 19.2.5.2): a reserved
+ * byte, then the 24-bit number of the XRC SRQ the request is for. */
+static void eng_xrceth_get(const uint8_t *p, uint32_t *srq)
+{
+	*srq = eng_get24(p + 1);
+}
+
+static void eng_xrceth_put(uint8_t *p, uint32_t srq)
+{
+	p[0] = 0;
+	eng_put24(p + 1, srq & ENG_QPN_MASK);
+}
+
 /* The extension headers after the BTH, in the order of IBA 9.2 (DETH,
- * RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH); p is past the BTH
- * and the caller has checked the length from the opcode's hdrlen. */
+ * XRCETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH); p is past
+ * the BTH and the caller has checked the length from the opcode's
+ * hdrlen. */
 static void exts_get(const uint8_t *p, uint32_t mask, struct eng_pkt_hdrs *h)
 {
 	if (mask & ENG_HDR_DETH) {
 		eng_deth_get(p, &h->deth);
 		p += ENG_DETH_LEN;
+	}
+	if (mask & ENG_HDR_XRCETH) {
+		eng_xrceth_get(p, &h->xrcsrq);
+		p += ENG_XRCETH_LEN;
 	}
 	if (mask & ENG_HDR_RETH) {
 		eng_reth_get(p, &h->reth);
@@ -156,6 +174,10 @@ static void exts_put(uint8_t *p, uint32_t mask, const struct eng_pkt_hdrs *h)
 	if (mask & ENG_HDR_DETH) {
 		eng_deth_put(p, &h->deth);
 		p += ENG_DETH_LEN;
+	}
+	if (mask & ENG_HDR_XRCETH) {
+		eng_xrceth_put(p, h->xrcsrq);
+		p += ENG_XRCETH_LEN;
 	}
 	if (mask & ENG_HDR_RETH) {
 		eng_reth_put(p, &h->reth);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * RoCEv2 transport headers (IBTA Vol 1 ch. 9.2-9.3, Annex A17): the layouts
- * of BTH, RETH, AETH, AtomicETH, AtomicAckETH, ImmDt, IETH and DETH, read
+ * of BTH, RETH, AETH, AtomicETH, AtomicAckETH, ImmDt, IETH, DETH and
+ * XRCETH, read
  * and written byte by byte in network order (no packed structs: what the
  * compiler does with them is not the wire).  A packet here starts at the
  * BTH, i.e. it is a UDP payload to port 4791, and ends with the 4-byte
@@ -31,10 +32,11 @@
 #define ENG_ATMACK_LEN 8
 #define ENG_IMMDT_LEN 4
 #define ENG_IETH_LEN 4
+#define ENG_XRCETH_LEN 4
 #define ENG_ICRC_LEN 4
-/* The longest header set of any opcode we know (BTH+AtomicETH; the
- * opcode table's unit test checks every opcode against it). */
-#define ENG_WIRE_HDR_MAX (ENG_BTH_LEN + ENG_ATMETH_LEN)
+/* The longest header set of any opcode we know (BTH+XRCETH+AtomicETH;
+ * the opcode table's unit test checks every opcode against it). */
+#define ENG_WIRE_HDR_MAX (ENG_BTH_LEN + ENG_XRCETH_LEN + ENG_ATMETH_LEN)
 
 #define ENG_PSN_MASK 0xffffffu
 #define ENG_QPN_MASK 0xffffffu
@@ -97,6 +99,7 @@ struct eng_pkt_hdrs {
 	uint64_t atmack_orig;	/* AtomicAckETH: the original remote value */
 	uint32_t imm;		/* ImmDt */
 	uint32_t ieth_rkey;	/* IETH: the R_Key to invalidate */
+	uint32_t xrcsrq;	/* XRCETH: the XRC SRQ a request is for */
 };
 
 /* A parsed packet; the pointers point into the caller's buffer. */

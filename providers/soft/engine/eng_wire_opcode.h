@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The BTH opcodes (IBA 9.2.1 table 38) of RC, UC and UD: per opcode its
+ * The BTH opcodes (IBA 9.2.1 table 38) of RC, UC, UD and XRC: per opcode its
  * name, transport, header set, direction, place in a message and what it
  * carries; and the packet sequence rule of IBA 9.8.3 (a message in
  * progress continues with MIDDLE or ends with LAST, nothing else between).
@@ -54,6 +54,9 @@ enum eng_wire_opcode {
 	/* UD (transport 011) */
 	ENG_OP_UD_SEND_ONLY = 0x64,
 	ENG_OP_UD_SEND_ONLY_IMM = 0x65,
+	/* XRC (transport 101): RC's opcodes + 0xa0; its requests carry
+	 * the XRCETH after the BTH (IBA 9.2, 19.2.5.2). */
+	ENG_OP_XRC_BASE = 0xa0,
 };
 
 /* "No message in progress" for eng_wire_op_seq_ok(). */
@@ -67,6 +70,7 @@ enum eng_wire_opcode {
 #define ENG_HDR_ATMACK (1u << 4)
 #define ENG_HDR_IMMDT (1u << 5)
 #define ENG_HDR_IETH (1u << 6)
+#define ENG_HDR_XRCETH (1u << 7)
 /* Properties. */
 #define ENG_OPF_PAYLOAD (1u << 8)	/* may carry a payload */
 #define ENG_OPF_REQ (1u << 9)		/* requester -> responder */
@@ -79,7 +83,8 @@ enum eng_wire_opcode {
  * AckReq on any of them to ask for an ACK now). */
 #define ENG_OPF_ACKREQ (1u << 15)
 
-enum eng_wire_tp { ENG_TP_RC = 0, ENG_TP_UC = 1, ENG_TP_UD = 3 };
+enum eng_wire_tp { ENG_TP_RC = 0, ENG_TP_UC = 1, ENG_TP_UD = 3,
+		   ENG_TP_XRC = 5 };
 
 enum eng_wire_class {
 	ENG_CLS_SEND, ENG_CLS_WRITE, ENG_CLS_READ_REQ, ENG_CLS_READ_RESP,

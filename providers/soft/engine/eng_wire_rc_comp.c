@@ -161,7 +161,8 @@ static void comp_load(const struct eng_dp_qp *dq, const struct eng_rc_went *x,
 	const struct eng_qp *qp = dq->qp;
 
 	*c = (struct eng_comp){
-		.qp_type = (uint8_t)qp->init.qp_type,
+		.qp_type = eng_qpt_reliable(qp->init.qp_type) ?
+			   IBV_QPT_RC : (uint8_t)qp->init.qp_type,
 		.rnr_retry = qp->attr.rnr_retry, .retry_cnt = qp->attr.retry_cnt,
 		.timeout = qp->attr.timeout, .opcode = x->sw.w.opcode,
 		.last = true, .rnr_tries = dq->rnr_tries,

@@ -233,6 +233,12 @@ static int build(struct eng_qp *qp, struct eng_wire_rc *w,
 	op = eng_rc_req_opcode(uc, wq->opcode, first, *last);
 	if (op < 0)
 		return IBV_WC_LOC_QP_OP_ERR;
+	/* XRC: RC's opcode at transport 101, the SRQ named in the XRCETH
+	 * (IBA 19.2.5.2). */
+	if (qp->init.qp_type == IBV_QPT_XRC_SEND) {
+		op += ENG_OP_XRC_BASE;
+		h->xrcsrq = wq->remote_qpn & ENG_QPN_MASK;
+	}
 	h->bth.opcode = (uint8_t)op;
 	h->bth.se = *last && (wq->send_flags & IBV_SEND_SOLICITED);
 	h->bth.dqpn = qp->attr.dest_qp_num & ENG_QPN_MASK;
@@ -371,7 +377,7 @@ static void uc_retire(struct eng *e, struct eng_dp_qp *dq,
 static bool send_window(struct eng *e, struct eng_dp_qp *dq,
 			struct eng_wire_rc *w, struct eng_dp_budget *b)
 {
-	bool rc = dq->qp->init.qp_type == IBV_QPT_RC, did = false;
+	bool rc = eng_qpt_reliable(dq->qp->init.qp_type), did = false;
 	uint64_t flight = w->recover ? 1 : eng_lim.wire_rc_flight_pkts;
 
 	while (w->sent < w->n && b->bytes) {
@@ -399,7 +405,8 @@ void eng_wire_rc_timers(struct eng *e, struct eng_dp_qp *dq)
 	struct eng_wire_rc *w = dq->wrc;
 	struct eng_qp *qp = dq->qp;
 	struct eng_comp c = {
-		.qp_type = (uint8_t)qp->init.qp_type,
+		.qp_type = eng_qpt_reliable(qp->init.qp_type) ?
+			   IBV_QPT_RC : (uint8_t)qp->init.qp_type,
 		.rnr_retry = qp->attr.rnr_retry, .retry_cnt = qp->attr.retry_cnt,
 		.timeout = qp->attr.timeout, .rnr_tries = dq->rnr_tries,
 		.retry_tries = dq->retry_tries, .timer_kind = dq->timer_kind,
@@ -509,7 +516,8 @@ void eng_wire_rc_rx(struct eng *e, struct eng_dev *d, struct eng_qp *qp,
 	if (!dq)
 		return;
 	if (pkt->mask & ENG_OPF_RESP) {
-		if (qp->init.qp_type == IBV_QPT_RC)
+		if (qp->init.qp_type == IBV_QPT_RC ||
+		    qp->init.qp_type == IBV_QPT_XRC_SEND)
 			eng_wire_rc_comp_rx(e, dq, pkt);
 		return;
 	}

@@ -36,6 +36,9 @@ static void hdr_init(const struct eng_dp_qp *dq, const struct eng_dev *d,
 		     uint8_t opcode, uint32_t psn, struct eng_pkt_hdrs *h)
 {
 	*h = (struct eng_pkt_hdrs){ 0 };
+	/* An XRC_RECV QP answers with XRC's opcodes (no XRCETH). */
+	if (dq->qp->init.qp_type == IBV_QPT_XRC_RECV)
+		opcode = (uint8_t)(opcode + ENG_OP_XRC_BASE);
 	h->bth.opcode = opcode;
 	h->bth.pkey = d->pkey;
 	h->bth.dqpn = dq->qp->attr.dest_qp_num & ENG_QPN_MASK;
@@ -217,6 +220,7 @@ static bool to_msg(struct eng_wire_rc *w, const struct eng_pkt *pkt,
 		.imm_data = (mask & ENG_HDR_IMMDT) ? htonl(h->imm) :
 			    (mask & ENG_HDR_IETH) ? h->ieth_rkey : 0,
 		.first = mask & ENG_OPF_START, .last = mask & ENG_OPF_END,
+		.xrc_srqn = (mask & ENG_HDR_XRCETH) ? h->xrcsrq : 0,
 	};
 	if (mask & ENG_OPF_START)
 		w->msg_off = 0;

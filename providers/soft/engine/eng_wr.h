@@ -72,6 +72,12 @@ static inline bool eng_wr_may_inline(uint32_t op)
  * and atomics on RC only. */
 static inline bool eng_wr_valid_for(uint32_t op, uint32_t qp_type)
 {
+	/* XRC_SEND carries RC's operations (IBA 19.2.5); XRC_RECV sends
+	 * nothing. */
+	if (qp_type == IBV_QPT_XRC_RECV)
+		return false;
+	if (qp_type == IBV_QPT_XRC_SEND)
+		qp_type = IBV_QPT_RC;
 	/* Windows and invalidation: connected QPs (type 2 windows are
 	 * tied to one); send with invalidate is RC's (IBA 9.2, IETH). */
 	if (op == IBV_WR_SEND_WITH_INV)
@@ -85,6 +91,19 @@ static inline bool eng_wr_valid_for(uint32_t op, uint32_t qp_type)
 	if (eng_wr_is_read(op) || eng_wr_is_atomic(op))
 		return qp_type == IBV_QPT_RC;
 	return false;
+}
+
+/* Reliable connected transports: RC and XRC's two halves (acknowledged,
+ * NAKed, retried as RC). */
+static inline bool eng_qpt_reliable(uint32_t qp_type)
+{
+	return qp_type == IBV_QPT_RC || qp_type == IBV_QPT_XRC_SEND ||
+	       qp_type == IBV_QPT_XRC_RECV;
+}
+
+static inline bool eng_qpt_xrc(uint32_t qp_type)
+{
+	return qp_type == IBV_QPT_XRC_SEND || qp_type == IBV_QPT_XRC_RECV;
 }
 
 /* A value of enum ibv_qp_state a QP can be in or be asked to go to. */

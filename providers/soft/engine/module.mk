@@ -72,6 +72,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_mr_tally.c \
 	providers/soft/engine/eng_mr_report.c \
 	providers/soft/engine/eng_mw.c \
+	providers/soft/engine/eng_xrcd.c \
 	providers/soft/engine/eng_rguard.c \
 	providers/soft/engine/eng_tbucket.c \
 	providers/soft/engine/eng_dp_rguard.c \
@@ -174,6 +175,7 @@ HEADERS_CHECK += \
 $(eval $(call unit_test,test_eng_pure,tests/unit/engine/test_eng_pure.c,$(addprefix $(OBJDIR)/providers/soft/engine/,eng_handles.o eng_idtab.o eng_limits.o eng_port.o eng_csprng.o eng_keytab.o eng_rguard.o eng_tbucket.o eng_dp_budget.o eng_mrkey.o),))
 $(eval $(call unit_test,test_eng_dispatch,tests/unit/engine/test_eng_dispatch.c,$(ENG_DEPS),$(NETNS_LIBS)))
 $(eval $(call unit_test,test_eng_mw,tests/unit/engine/test_eng_mw.c,$(ENG_DEPS),$(NETNS_LIBS)))
+$(eval $(call unit_test,test_eng_xrcd,tests/unit/engine/test_eng_xrcd.c,$(ENG_DEPS),$(NETNS_LIBS)))
 
 # Test helper for tests/integration/engine_*.sh.
 ENG_CLIENT := $(TESTDIR_B)/bin/eng-client

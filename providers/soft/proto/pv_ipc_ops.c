@@ -49,6 +49,7 @@ static const struct op_desc ops[PV_OP_MAX + 1] = {
 	FIXED(QP_MCAST_DETACH, struct pv_ipc_qp_mcast),
 	FIXED(MW_ALLOC, struct pv_ipc_mw_alloc),
 	FIXED(MW_DEALLOC, struct pv_ipc_handle),
+	FIXED(XRCD, struct pv_ipc_xrcd),
 	RANGE(MR_REREG, sizeof(struct pv_ipc_mr_rereg),
 	      sizeof(struct pv_ipc_mr_rereg) +
 	      sizeof(struct pv_ipc_mr_backing)),
@@ -94,6 +95,9 @@ int pv_ipc_req_fds(uint16_t op, enum pv_ipc_fd_kind *ret_kind)
 	case PV_OP_MR_REG:	/* the memory's memfd, when shared */
 	case PV_OP_MR_REREG:	/* the new range's memfd (TRANSLATION) */
 		*ret_kind = PV_IPC_FD_MEMFD;
+		return 1;
+	case PV_OP_XRCD:	/* the file naming a shared domain */
+		*ret_kind = PV_IPC_FD_FILE;
 		return 1;
 	default:
 		*ret_kind = PV_IPC_FD_NONE;

@@ -23,6 +23,7 @@ enum pv_ipc_fd_kind {
 	PV_IPC_FD_NONE,		/* the op takes no fd */
 	PV_IPC_FD_MEMFD,	/* a memfd (tmpfs or hugetlbfs regular file) */
 	PV_IPC_FD_NETNS,	/* a network namespace (nsfs) */
+	PV_IPC_FD_FILE,		/* a regular file or directory (XRCD) */
 };
 
 /* Pure: how many fds at most op's request takes, and of which kind (0

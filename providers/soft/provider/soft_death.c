@@ -189,7 +189,8 @@ void soft_death_flush(struct soft_ctx *sc)
 			struct pv_qp *qp = dd->qps[i];
 			struct soft_qp_dp *d = qp->priv;
 
-			if (!d)
+			/* An XRC_RECV QP has no CQ (and nothing posted). */
+			if (!d || !qp->ibv.send_cq)
 				continue;
 			flush_ring(&d->sq, &d->sq_lock, qp->ibv.send_cq,
 				   qp->ibv.qp_num, true);

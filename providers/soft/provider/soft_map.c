@@ -173,7 +173,9 @@ int soft_qp_map(struct soft_ctx *sc, struct pv_qp *qp,
 		     &d->sq, true);
 	if (ret < 0)
 		goto err_unmap;
-	if (!qp->ibv.srq) {
+	/* XRC QPs have no receive queue (IBA 19.2.5). */
+	if (!qp->ibv.srq && qp->ibv.qp_type != IBV_QPT_XRC_SEND &&
+	    qp->ibv.qp_type != IBV_QPT_XRC_RECV) {
 		ret = attach(&d->map, resp.ring_off[1], rq_entry,
 			     cap->max_recv_wr, &d->rq, true);
 		if (ret < 0)

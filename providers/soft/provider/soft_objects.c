@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* PDs, MRs, CQs, SRQs and AHs over the engine IPC. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -274,6 +275,8 @@ int soft_create_srq(struct pv_context *ctx, struct pv_srq *srq,
 		.max_wr = attr->max_wr,
 		.max_sge = attr->max_sge,
 		.srq_limit = attr->srq_limit,
+		.xrcd_handle = srq->xrcd ? srq->xrcd->handle : 0,
+		.cq_handle = srq->cq ? ((struct pv_cq *)srq->cq)->handle : 0,
 	};
 	struct pv_ipc_srq_resp resp;
 	int ret;
@@ -283,6 +286,7 @@ int soft_create_srq(struct pv_context *ctx, struct pv_srq *srq,
 	if (ret < 0)
 		return ret;
 	srq->handle = resp.handle;
+	srq->srq_num = resp.srq_num;
 	srq_attr_from_resp(&resp, attr);
 	if (!has_rings(ctx))
 		return 0;
@@ -399,4 +403,33 @@ int soft_detach_mcast(struct pv_context *ctx, struct pv_qp *qp,
 		      const union ibv_gid *gid, uint16_t lid)
 {
 	return mcast_call(ctx, PV_OP_QP_MCAST_DETACH, qp, gid, lid);
+}
+
+/* XRC domains: the engine keys a shared one by the file's inode. */
+int soft_open_xrcd(struct pv_context *ctx, struct pv_xrcd *xrcd, int fd,
+		   int oflags)
+{
+	struct pv_ipc_xrcd req = {
+		.cmd = PV_XRCD_OPEN,
+		.oflags = (uint32_t)oflags & (O_CREAT | O_EXCL),
+	};
+	struct pv_ipc_handle resp;
+	int ret;
+
+	ret = soft_call_fds(CONN(ctx), PV_OP_XRCD, &req, sizeof(req), &fd,
+			    fd >= 0 ? 1 : 0, &resp, sizeof(resp));
+	if (ret < 0)
+		return ret;
+	xrcd->handle = resp.handle;
+	return 0;
+}
+
+int soft_close_xrcd(struct pv_context *ctx, struct pv_xrcd *xrcd)
+{
+	struct pv_ipc_xrcd req = {
+		.cmd = PV_XRCD_CLOSE, .handle = xrcd->handle,
+	};
+
+	return soft_call_fixed(CONN(ctx), PV_OP_XRCD, &req, sizeof(req),
+			       NULL, 0);
 }

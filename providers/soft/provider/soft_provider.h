@@ -121,6 +121,9 @@ int soft_create_cq(struct pv_context *ctx, struct pv_cq *cq, int cqe,
 int soft_resize_cq(struct pv_context *ctx, struct pv_cq *cq, int cqe);
 int soft_destroy_cq(struct pv_context *ctx, struct pv_cq *cq);
 int soft_req_notify_cq(struct pv_context *ctx, struct pv_cq *cq, int solicited);
+int soft_open_xrcd(struct pv_context *ctx, struct pv_xrcd *xrcd, int fd,
+		   int oflags);
+int soft_close_xrcd(struct pv_context *ctx, struct pv_xrcd *xrcd);
 int soft_create_srq(struct pv_context *ctx, struct pv_srq *srq,
 		    struct ibv_srq_attr *attr);
 int soft_modify_srq(struct pv_context *ctx, struct pv_srq *srq,

@@ -18,8 +18,11 @@ static uint32_t handle_of_cq(struct ibv_cq *cq)
 int soft_create_qp(struct pv_context *ctx, struct pv_qp *qp,
 		   struct ibv_qp_init_attr_ex *attr)
 {
+	bool xrc_recv = attr->qp_type == IBV_QPT_XRC_RECV;
 	struct pv_ipc_qp_create req = {
-		.pd_handle = ((struct pv_pd *)attr->pd)->handle,
+		.pd_handle = xrc_recv ? 0 : ((struct pv_pd *)attr->pd)->handle,
+		.xrcd_handle = xrc_recv ?
+			((struct pv_xrcd *)attr->xrcd)->handle : 0,
 		.send_cq_handle = handle_of_cq(qp->ibv.send_cq),
 		.recv_cq_handle = handle_of_cq(qp->ibv.recv_cq),
 		.srq_handle = attr->srq ? ((struct pv_srq *)attr->srq)->handle : 0,

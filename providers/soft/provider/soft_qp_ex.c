@@ -273,6 +273,18 @@ static void wr_set_ud_addr(struct ibv_qp_ex *x, struct ibv_ah *ah,
 	w->remote_qkey = remote_qkey;
 }
 
+static void wr_set_xrc_srqn(struct ibv_qp_ex *x, uint32_t remote_srqn)
+{
+	struct soft_qp_dp *d = dp(x);
+	struct pv_send_wqe *w = d->wr_cur;
+
+	if (!w || x->qp_base.qp_type != IBV_QPT_XRC_SEND) {
+		fail(d, EINVAL);
+		return;
+	}
+	w->remote_qpn = remote_srqn & 0xffffff;
+}
+
 static int wr_complete(struct ibv_qp_ex *x)
 {
 	struct soft_qp_dp *d = dp(x);
@@ -308,11 +320,6 @@ static void wr_abort(struct ibv_qp_ex *x)
 
 /* Operations refused at create time; set so a stray call fails the
  * batch instead of jumping through NULL. */
-static void wr_unsupported_u32(struct ibv_qp_ex *x, uint32_t v)
-{
-	fail(dp(x), EOPNOTSUPP);
-}
-
 static void wr_unsupported_tso(struct ibv_qp_ex *x, void *hdr, uint16_t sz,
 			       uint16_t mss)
 {
@@ -344,7 +351,7 @@ void soft_qp_ex_install(struct pv_qp *qp)
 	x->wr_set_inline_data = wr_set_inline_data;
 	x->wr_set_inline_data_list = wr_set_inline_data_list;
 	x->wr_set_ud_addr = wr_set_ud_addr;
-	x->wr_set_xrc_srqn = wr_unsupported_u32;
+	x->wr_set_xrc_srqn = wr_set_xrc_srqn;
 	x->wr_local_inv = wr_local_inv;
 	x->wr_send_inv = wr_send_inv;
 	x->wr_bind_mw = wr_bind_mw;

@@ -12,6 +12,9 @@
 
 bool soft_opcode_ok(enum ibv_qp_type t, enum ibv_wr_opcode op)
 {
+	/* XRC_SEND carries RC's operations; XRC_RECV sends nothing. */
+	if (t == IBV_QPT_XRC_SEND)
+		t = IBV_QPT_RC;
 	switch (op) {
 	case IBV_WR_SEND:
 	case IBV_WR_SEND_WITH_IMM:
@@ -151,6 +154,8 @@ static int encode_op(enum ibv_qp_type t, const struct ibv_send_wr *wr,
 		w->remote_qpn = wr->wr.ud.remote_qpn;
 		w->remote_qkey = wr->wr.ud.remote_qkey;
 	}
+	if (t == IBV_QPT_XRC_SEND)
+		w->remote_qpn = wr->qp_type.xrc.remote_srqn & 0xffffff;
 	return 0;
 }
 

@@ -13,6 +13,7 @@ static const char *kind_str(uint32_t k)
 {
 	static const char *const names[] = {
 		"none", "pd", "mr", "cq", "qp", "srq", "ah", "channel", "port", "mw",
+		"xrcd",
 	};
 
 	return k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";

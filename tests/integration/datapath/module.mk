@@ -33,7 +33,8 @@ DPT_PROGS := \
 	dpt_rereg \
 	dpt_srq_resize \
 	dpt_mw \
-	dpt_pdomain
+	dpt_pdomain \
+	dpt_xrc
 
 # $(call dpt_prog,NAME): $(DPT_DIR)/NAME from NAME.c and the harness.
 define dpt_prog

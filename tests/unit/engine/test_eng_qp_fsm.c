@@ -389,11 +389,43 @@ static void test_eng_qp_fsm__null_attr(void **state)
 	assert_int_equal(eng_qp_modify_check(NULL), -EINVAL);
 }
 
+/* XRC's halves (IBA 19.2.5): the masks ibv_xsrq_pingpong sends pass;
+ * XRC_SEND's RTR needs no responder attributes, XRC_RECV's RTS no
+ * requester retry counts; each half still needs what it has. */
+static void test_eng_qp_fsm__xrc_masks(void **state)
+{
+	const uint32_t init = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			      IBV_QP_ACCESS_FLAGS;
+	const uint32_t rtr_uc = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
+	const uint32_t rtr_rc = rtr_uc | IBV_QP_MAX_DEST_RD_ATOMIC |
+				IBV_QP_MIN_RNR_TIMER;
+	const uint32_t rts_t = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_SQ_PSN;
+	const uint32_t rts_i = rts_t | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			       IBV_QP_MAX_QP_RD_ATOMIC;
+
+	(void)state;
+	assert_true(eng_qp_type_supported(IBV_QPT_XRC_SEND));
+	assert_true(eng_qp_type_supported(IBV_QPT_XRC_RECV));
+	check_modify(IBV_QPT_XRC_RECV, RESET, INIT, init, 0);
+	check_modify(IBV_QPT_XRC_SEND, RESET, INIT, init, 0);
+	check_modify(IBV_QPT_XRC_RECV, INIT, RTR, rtr_rc, 0);
+	check_modify(IBV_QPT_XRC_RECV, INIT, RTR, rtr_uc, -EINVAL);
+	check_modify(IBV_QPT_XRC_SEND, INIT, RTR, rtr_uc, 0);
+	check_modify(IBV_QPT_XRC_SEND, INIT, RTR, rtr_rc, -EINVAL);
+	check_modify(IBV_QPT_XRC_RECV, RTR, RTS, rts_t, 0);
+	check_modify(IBV_QPT_XRC_RECV, RTR, RTS, rts_i, -EINVAL);
+	check_modify(IBV_QPT_XRC_SEND, RTR, RTS, rts_i, 0);
+	check_modify(IBV_QPT_XRC_SEND, RTR, RTS, rts_t, -EINVAL);
+	check_modify(IBV_QPT_XRC_SEND, RESET, INIT,
+		     init | IBV_QP_QKEY, -EINVAL);
+}
+
 static void test_eng_qp_fsm__unsupported_qp_type(void **state)
 {
 	static const uint32_t bad[] = {
-		0, 1, 5, 6, 7, IBV_QPT_RAW_PACKET, IBV_QPT_XRC_SEND,
-		IBV_QPT_XRC_RECV, IBV_QPT_DRIVER, 0xffffffff,
+		0, 1, 5, 6, 7, IBV_QPT_RAW_PACKET, IBV_QPT_DRIVER,
+		0xffffffff,
 	};
 	struct pv_ipc_dev_attr lim = { .max_qp_wr = 16, .max_sge = 4 };
 	struct pv_ipc_qp_cap cap = { .max_send_wr = 1 };
@@ -448,6 +480,7 @@ int main(void)
 		cmocka_unit_test(test_eng_qp_fsm__no_state_bit_is_same_state),
 		cmocka_unit_test(test_eng_qp_fsm__null_attr),
 		cmocka_unit_test(test_eng_qp_fsm__unsupported_qp_type),
+		cmocka_unit_test(test_eng_qp_fsm__xrc_masks),
 		cmocka_unit_test(test_eng_qp_fsm__bad_states_rejected),
 		cmocka_unit_test(test_eng_qp_fsm__cur_state_attr),
 		cmocka_unit_test(test_eng_qp_fsm__value_ranges),

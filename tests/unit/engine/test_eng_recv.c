@@ -27,13 +27,14 @@ static const uint8_t other_local[16] = GID4(10, 0, 0, 9);	/* dev 2 */
 static const uint8_t peer[16] = GID4(10, 0, 1, 5);	/* remote */
 static const uint8_t stranger[16] = GID4(10, 0, 1, 6);	/* remote */
 
-enum { QPN_UD = 0x11, QPN_RC = 0x12, QPN_INIT = 0x13 };
+enum { QPN_UD = 0x11, QPN_RC = 0x12, QPN_INIT = 0x13, QPN_XT = 0x14,
+       QPN_XI = 0x15 };
 #define QKEY 0x1111u
 
 struct fx {
 	struct eng e;
 	struct eng_dev d1, d2;
-	struct eng_qp ud, rc, init;
+	struct eng_qp ud, rc, init, xrc_recv, xrc_send;
 };
 
 static struct fx fx;
@@ -73,6 +74,8 @@ static int setup(void **state)
 	add_qp(&fx.ud, QPN_UD, IBV_QPT_UD, IBV_QPS_RTS);
 	add_qp(&fx.rc, QPN_RC, IBV_QPT_RC, IBV_QPS_RTR);
 	add_qp(&fx.init, QPN_INIT, IBV_QPT_UD, IBV_QPS_INIT);
+	add_qp(&fx.xrc_recv, QPN_XT, IBV_QPT_XRC_RECV, IBV_QPS_RTR);
+	add_qp(&fx.xrc_send, QPN_XI, IBV_QPT_XRC_SEND, IBV_QPS_RTS);
 	return 0;
 }
 
@@ -286,6 +289,55 @@ static void test_recv__rc_peer_and_qp1(void **state)
 	assert_int_equal(classify(&p, &r), ENG_RECV_QKEY);
 }
 
+/* XRC (IBA 19.2.5): requests only at an XRC_RECV QP, responses only at
+ * an XRC_SEND one, XRC opcodes at no other QP; an accepted packet goes
+ * on as RC's opcode with its XRCETH's SRQ number. */
+static void test_recv__xrc(void **state)
+{
+	struct eng_pkt_hdrs req = {
+		.bth = { .opcode = ENG_OP_XRC_BASE + ENG_OP_RC_SEND_ONLY,
+			 .pkey = 0xffff, .dqpn = QPN_XT },
+		.xrcsrq = 0xabcdef,
+	};
+	struct eng_pkt_hdrs ack = {
+		.bth = { .opcode = ENG_OP_XRC_BASE + ENG_OP_RC_ACK,
+			 .pkey = 0xffff, .dqpn = QPN_XI },
+		.aeth = { .syndrome = 0x1f, .msn = 1 },
+	};
+	struct eng_recv r;
+	struct pkt p;
+
+	(void)state;
+	make(&p, &req, 64, peer, me, 0x42);
+	assert_int_equal(classify(&p, &r), ENG_RECV_RC);
+	assert_ptr_equal(r.qp, &fx.xrc_recv);
+	assert_int_equal(r.pkt.h.bth.opcode, ENG_OP_RC_SEND_ONLY);
+	assert_int_equal(r.pkt.h.xrcsrq, 0xabcdef);
+	make(&p, &ack, 0, peer, me, 0x42);
+	assert_int_equal(classify(&p, &r), ENG_RECV_RC);
+	assert_ptr_equal(r.qp, &fx.xrc_send);
+	assert_int_equal(r.pkt.h.bth.opcode, ENG_OP_RC_ACK);
+	/* The wrong way round. */
+	req.bth.dqpn = QPN_XI;
+	make(&p, &req, 64, peer, me, 0x42);
+	assert_int_equal(classify(&p, &r), ENG_RECV_OPCODE);
+	ack.bth.dqpn = QPN_XT;
+	make(&p, &ack, 0, peer, me, 0x42);
+	assert_int_equal(classify(&p, &r), ENG_RECV_OPCODE);
+	/* XRC opcodes at an RC QP, RC opcodes at an XRC one. */
+	req.bth.dqpn = QPN_RC;
+	make(&p, &req, 64, peer, me, 0x42);
+	assert_int_equal(classify(&p, &r), ENG_RECV_OPCODE);
+	req.bth.dqpn = QPN_XT;
+	req.bth.opcode = ENG_OP_RC_SEND_ONLY;
+	make(&p, &req, 64, peer, me, 0x42);
+	assert_int_equal(classify(&p, &r), ENG_RECV_OPCODE);
+	/* The connection's peer only. */
+	req.bth.opcode = ENG_OP_XRC_BASE + ENG_OP_RC_SEND_ONLY;
+	make(&p, &req, 64, stranger, me, 0x42);
+	assert_int_equal(classify(&p, &r), ENG_RECV_SRC);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_recv__addresses),
 		cmocka_unit_test(test_recv__qp_checks),
 		cmocka_unit_test(test_recv__rc_peer_and_qp1),
+		cmocka_unit_test(test_recv__xrc),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -122,6 +122,47 @@ static void test_eng_wire_hdr__field_layouts(void **state)
 	assert_int_equal(eng_aeth_value(ae2.syndrome), 14);
 }
 
+/* XRCETH (IBA 19.2.5.2): right after the BTH, a reserved byte and the
+ * 24-bit SRQ number; before the RETH, AtomicETH, ImmDt or IETH. */
+static void test_eng_wire_hdr__xrceth(void **state)
+{
+	uint8_t buf[96], pay[8] = "payload";
+	struct eng_pkt_hdrs h = { 0 };
+	struct eng_pkt p;
+	ssize_t n;
+
+	(void)state;
+	h.bth = (struct eng_bth){ .opcode = ENG_OP_XRC_BASE + 0x0b,
+				  .pkey = 0xffff, .dqpn = 0x000102,
+				  .psn = 7 };
+	h.xrcsrq = 0xfe123456;		/* only 24 bits go */
+	h.reth = (struct eng_reth){ 0x1122334455667788ull, 0xaabbccdd, 8 };
+	h.imm = 0x01020304;
+	n = eng_wire_build(&h, pay, sizeof(pay), buf, sizeof(buf));
+	assert_int_equal(n, 12 + 4 + 16 + 4 + 8 + 4);
+	assert_memory_equal(buf + 12, "\x00\x12\x34\x56", 4);
+	assert_memory_equal(buf + 16, "\x11\x22\x33\x44\x55\x66\x77\x88", 8);
+	assert_memory_equal(buf + 32, "\x01\x02\x03\x04", 4);
+	buf[12] = 0x9c;			/* reserved: ignored on receive */
+	assert_int_equal(eng_wire_parse(buf, (size_t)n, &p), 0);
+	assert_int_equal(p.h.xrcsrq, 0x123456);
+	assert_true(p.h.reth.va == 0x1122334455667788ull);
+	assert_int_equal(p.h.imm, 0x01020304);
+	assert_int_equal(p.paylen, sizeof(pay));
+	/* Cut inside the XRCETH: refused. */
+	h.bth.opcode = ENG_OP_XRC_BASE + 0x11;	/* an XRC ACK: no XRCETH */
+	h.aeth = (struct eng_aeth){ eng_aeth_syn_ack(31), 5 };
+	n = eng_wire_build(&h, NULL, 0, buf, sizeof(buf));
+	assert_int_equal(n, 12 + 4 + 4);
+	h.bth.opcode = ENG_OP_XRC_BASE + 0x04;	/* SEND_ONLY: XRCETH */
+	n = eng_wire_build(&h, NULL, 0, buf, sizeof(buf));
+	assert_int_equal(n, 12 + 4 + 4);
+	for (size_t len = 0; len < (size_t)n; len++)
+		assert_true(eng_wire_parse(buf, len, &p) < 0);
+	assert_int_equal(eng_wire_parse(buf, (size_t)n, &p), 0);
+	assert_int_equal(p.h.xrcsrq, 0x123456);
+}
+
 static void test_eng_wire_hdr__aeth_syndromes(void **state)
 {
 	(void)state;
@@ -158,6 +199,7 @@ static void fill_hdrs(struct eng_pkt_hdrs *h, uint8_t op, uint32_t seed)
 	h->atmack_orig = 0xabcdef0123456789ull ^ seed;
 	h->imm = 0x01020304u * seed;
 	h->ieth_rkey = 0xa5a50000u | seed;
+	h->xrcsrq = seed * 65537 & ENG_QPN_MASK;
 }
 
 /* The fields of h that op carries, equal in a and b. */
@@ -183,6 +225,8 @@ static void assert_hdrs_equal(const struct eng_pkt_hdrs *a,
 		assert_true(a->atmack_orig == b->atmack_orig);
 	if (mask & ENG_HDR_IMMDT)
 		assert_int_equal(a->imm, b->imm);
+	if (mask & ENG_HDR_XRCETH)
+		assert_int_equal(a->xrcsrq, b->xrcsrq);
 	if (mask & ENG_HDR_IETH)
 		assert_int_equal(a->ieth_rkey, b->ieth_rkey);
 }
@@ -336,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_eng_wire_hdr__parses_a_handwritten_packet),
 		cmocka_unit_test(test_eng_wire_hdr__field_layouts),
 		cmocka_unit_test(test_eng_wire_hdr__aeth_syndromes),
+		cmocka_unit_test(test_eng_wire_hdr__xrceth),
 		cmocka_unit_test(test_eng_wire_hdr__round_trip_every_opcode_and_pad),
 		cmocka_unit_test(test_eng_wire_hdr__hostile_lengths),
 		cmocka_unit_test(test_eng_wire_hdr__version_opcode_syndrome),

@@ -41,7 +41,8 @@ static void test_pv_ipc_ops__size_table(void **state)
 	assert_string_equal(pv_ipc_op_name(PV_OP_CTX_MAP), "CTX_MAP");
 }
 
-/* Only HELLO (a netns), MR_REG and MR_REREG (a memfd) take an fd. */
+/* Only HELLO (a netns), MR_REG and MR_REREG (a memfd) and XRCD (the
+ * domain's file) take an fd. */
 static void test_pv_ipc_ops__fd_table(void **state)
 {
 	enum pv_ipc_fd_kind k;
@@ -52,9 +53,11 @@ static void test_pv_ipc_ops__fd_table(void **state)
 	assert_int_equal(k, PV_IPC_FD_MEMFD);
 	assert_int_equal(pv_ipc_req_fds(PV_OP_MR_REREG, &k), 1);
 	assert_int_equal(k, PV_IPC_FD_MEMFD);
+	assert_int_equal(pv_ipc_req_fds(PV_OP_XRCD, &k), 1);
+	assert_int_equal(k, PV_IPC_FD_FILE);
 	for (uint16_t op = 0; op <= PV_OP_MAX; op++) {
 		if (op == PV_OP_HELLO || op == PV_OP_MR_REG ||
-		    op == PV_OP_MR_REREG)
+		    op == PV_OP_MR_REREG || op == PV_OP_XRCD)
 			continue;
 		assert_int_equal(pv_ipc_req_fds(op, &k), 0);
 		assert_int_equal(k, PV_IPC_FD_NONE);
