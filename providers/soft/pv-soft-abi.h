@@ -543,6 +543,12 @@ struct pv_ipc_srq_resp {
 	uint32_t reserved[3];
 };
 _Static_assert(sizeof(struct pv_ipc_srq_resp) == 32, "pv_ipc_srq_resp size");
+/* Within one PV_IPC_VERSION a reply struct only grows at its end: an
+ * older library reads the prefix it knows (replies are cut to the
+ * reader's buffer), a newer one accepts an older engine's shorter reply
+ * (soft_call_grown; the new fields read 0).  pv_ipc_srq_resp was 16
+ * bytes before XRC. */
+#define PV_SRQ_RESP_V1_SIZE	16u
 
 /* ADM_DEV_ADD request; reply pv_ipc_dev_info of the new device.
  * netns_path names the namespace (/var/run/netns/X or /proc/PID/ns/net);

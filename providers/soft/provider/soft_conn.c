@@ -87,6 +87,28 @@ int soft_call_fds(struct soft_conn *c, uint16_t op, const void *req,
 	return 0;
 }
 
+int soft_call_grown(struct soft_conn *c, uint16_t op, const void *req,
+		    uint32_t req_len, void *resp, uint32_t resp_len,
+		    uint32_t min_len, uint32_t *got)
+{
+	uint32_t n = 0;
+	int ret;
+
+	pthread_mutex_lock(&c->lock);
+	ret = pv_ipc_call_fds(c->fd, &c->seq, op, req, req_len, NULL, 0,
+			      resp, resp_len, &n, NULL, NULL);
+	pthread_mutex_unlock(&c->lock);
+	if (ret < 0)
+		return ret;
+	if (n < min_len)
+		return -EPROTO;
+	if (n < resp_len)
+		memset((uint8_t *)resp + n, 0, resp_len - n);
+	if (got)
+		*got = n < resp_len ? n : resp_len;
+	return 0;
+}
+
 int soft_call_fixed(struct soft_conn *c, uint16_t op, const void *req,
 		    uint32_t req_len, void *resp, uint32_t resp_len)
 {

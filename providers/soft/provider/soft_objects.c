@@ -279,12 +279,18 @@ int soft_create_srq(struct pv_context *ctx, struct pv_srq *srq,
 		.cq_handle = srq->cq ? ((struct pv_cq *)srq->cq)->handle : 0,
 	};
 	struct pv_ipc_srq_resp resp;
+	uint32_t got;
 	int ret;
 
-	ret = soft_call_fixed(CONN(ctx), PV_OP_SRQ_CREATE, &req, sizeof(req),
-			      &resp, sizeof(resp));
+	ret = soft_call_grown(CONN(ctx), PV_OP_SRQ_CREATE, &req, sizeof(req),
+			      &resp, sizeof(resp), PV_SRQ_RESP_V1_SIZE, &got);
 	if (ret < 0)
 		return ret;
+	/* An engine that predates XRC made a basic SRQ of it. */
+	if (srq->xrcd && got < sizeof(resp)) {
+		soft_destroy_handle(ctx, PV_OP_SRQ_DESTROY, resp.handle);
+		return -EOPNOTSUPP;
+	}
 	srq->handle = resp.handle;
 	srq->srq_num = resp.srq_num;
 	srq_attr_from_resp(&resp, attr);
@@ -320,7 +326,7 @@ int soft_modify_srq(struct pv_context *ctx, struct pv_srq *srq,
 	if (ret < 0)
 		goto out_unlock;
 	/* A reply with the new sizes is optional. */
-	if (got >= sizeof(resp) && (mask & IBV_SRQ_MAX_WR))
+	if (got >= PV_SRQ_RESP_V1_SIZE && (mask & IBV_SRQ_MAX_WR))
 		attr->max_wr = resp.max_wr;
 	/* The engine made a larger ring exactly when max_wr outgrew ours. */
 	if (d && (mask & IBV_SRQ_MAX_WR) && attr->max_wr > d->ring.num_entries)
@@ -338,8 +344,8 @@ int soft_query_srq(struct pv_context *ctx, struct pv_srq *srq,
 	struct pv_ipc_srq_resp resp;
 	int ret;
 
-	ret = soft_call_fixed(CONN(ctx), PV_OP_SRQ_QUERY, &h, sizeof(h), &resp,
-			      sizeof(resp));
+	ret = soft_call_grown(CONN(ctx), PV_OP_SRQ_QUERY, &h, sizeof(h), &resp,
+			      sizeof(resp), PV_SRQ_RESP_V1_SIZE, NULL);
 	if (ret < 0)
 		return ret;
 	srq_attr_from_resp(&resp, attr);

@@ -63,6 +63,12 @@ int soft_call_fds(struct soft_conn *c, uint16_t op, const void *req,
 /* A call whose reply must be exactly resp_len bytes (or empty when 0). */
 int soft_call_fixed(struct soft_conn *c, uint16_t op, const void *req,
 		    uint32_t req_len, void *resp, uint32_t resp_len);
+/* A call to a reply struct that grew: an engine of the same IPC version
+ * that is older answers with at least min_len bytes (its struct); the
+ * fields it did not send read 0.  *got (may be NULL): what it sent. */
+int soft_call_grown(struct soft_conn *c, uint16_t op, const void *req,
+		    uint32_t req_len, void *resp, uint32_t resp_len,
+		    uint32_t min_len, uint32_t *got);
 
 /* soft_death.c: the engine died; flush what it never will.  All are
  * no-ops on a context without tracking (death NULL). */

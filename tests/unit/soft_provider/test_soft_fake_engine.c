@@ -28,6 +28,9 @@ static char dir[64], sock_path[128];
 static int listen_fd = -1;
 static int ev_peer = -1;	/* engine side of the open context's async fd */
 static pthread_t thread;
+/* Answers PD and SRQ ops as an engine of before XRC did: a 16-byte
+ * pv_ipc_srq_resp (test_soft_fake__older_engine_srq). */
+static bool old_srq_engine;
 
 static int reply(int fd, const struct pv_msg_hdr *h, int status,
 		 const void *p, uint32_t len, const int *fds, int nfds)
@@ -142,6 +145,29 @@ static void serve_one(int fd, char *buf)
 		case PV_OP_CQ_DESTROY:
 			reply(fd, h, 0, NULL, 0, NULL, 0);
 			break;
+		case PV_OP_PD_ALLOC: {
+			struct pv_ipc_handle r = { .handle = 5 };
+
+			if (!old_srq_engine)
+				goto unsupported;
+			reply(fd, h, 0, &r, sizeof(r), NULL, 0);
+			break;
+		}
+		case PV_OP_SRQ_CREATE:
+		case PV_OP_SRQ_QUERY: {
+			uint32_t v1[4] = { 11, 64, 1, 3 };  /* handle, wr, sge, limit */
+
+			if (!old_srq_engine)
+				goto unsupported;
+			reply(fd, h, 0, v1, sizeof(v1), NULL, 0);
+			break;
+		}
+		case PV_OP_PD_DEALLOC:
+		case PV_OP_SRQ_DESTROY:
+			reply(fd, h, old_srq_engine ? 0 : -EOPNOTSUPP, NULL, 0,
+			      NULL, 0);
+			break;
+		unsupported:
 		default:
 			reply(fd, h, -EOPNOTSUPP, NULL, 0, NULL, 0);
 		}
@@ -413,6 +439,31 @@ static void test_soft_fake__unsupported_verbs_fail_cleanly(void **state)
 	assert_int_equal(ibv_close_device(c), 0);
 }
 
+/* A library newer than its engine (same IPC version, the engine from
+ * before XRC): its 16-byte SRQ replies are taken (EPROTO before). */
+static void test_soft_fake__older_engine_srq(void **state)
+{
+	struct ibv_srq_init_attr a = { .attr = { .max_wr = 64, .max_sge = 1 } };
+	struct ibv_context *c = open_fake0();
+	struct ibv_srq_attr q;
+	struct ibv_srq *srq;
+	struct ibv_pd *pd;
+
+	old_srq_engine = true;
+	pd = ibv_alloc_pd(c);
+	assert_non_null(pd);
+	srq = ibv_create_srq(pd, &a);
+	assert_non_null(srq);
+	assert_int_equal(a.attr.max_wr, 64);
+	assert_int_equal(a.attr.srq_limit, 3);
+	assert_int_equal(ibv_query_srq(srq, &q), 0);
+	assert_int_equal(q.max_wr, 64);
+	assert_int_equal(ibv_destroy_srq(srq), 0);
+	assert_int_equal(ibv_dealloc_pd(pd), 0);
+	old_srq_engine = false;
+	assert_int_equal(ibv_close_device(c), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -423,6 +474,7 @@ int main(void)
 		cmocka_unit_test(test_soft_fake__gids_and_pkeys),
 		cmocka_unit_test(test_soft_fake__async_events_map_and_ack),
 		cmocka_unit_test(test_soft_fake__unsupported_verbs_fail_cleanly),
+		cmocka_unit_test(test_soft_fake__older_engine_srq),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
