@@ -16,6 +16,7 @@ RC_SRCS := \
 	librdmacm/rc_qp.c \
 	librdmacm/rc_rs_grant.c \
 	librdmacm/rc_rs_iomap.c \
+	librdmacm/rc_rs_peermap.c \
 	librdmacm/rc_rs_proto.c \
 	librdmacm/rc_rs_rx.c \
 	librdmacm/rc_rs_table.c \
@@ -65,8 +66,10 @@ HEADERS_CHECK += include/rdma/rdma_cma.h include/rdma/rdma_verbs.h \
 HEADERS_CHECK += providers/soft/pv-soft-cm-abi.h
 HEADERS_CHECK += librdmacm/rc_rs_proto.h librdmacm/rc_rs_rx.h librdmacm/rc_rs.h
 HEADERS_CHECK += librdmacm/rc_rs_grant.h
+HEADERS_CHECK += librdmacm/rc_rs_peermap.h
 HEADERS_CHECK += librdmacm/rc_rs_dgram_proto.h librdmacm/rc_rs_dgram.h
 
 $(eval $(call unit_test,test_rc_rs_proto,tests/unit/librdmacm/test_rc_rs_proto.c,$(call objs,librdmacm/rc_rs_proto.c librdmacm/rc_rs_rx.c),))
 $(eval $(call unit_test,test_rc_rs_grant,tests/unit/librdmacm/test_rc_rs_grant.c,$(call objs,librdmacm/rc_rs_grant.c librdmacm/rc_rs_proto.c librdmacm/rc_rs_rx.c),))
+$(eval $(call unit_test,test_rc_rs_peermap,tests/unit/librdmacm/test_rc_rs_peermap.c,$(call objs,librdmacm/rc_rs_peermap.c librdmacm/rc_rs_proto.c),))
 $(eval $(call unit_test,test_rc_rs_dgram_proto,tests/unit/librdmacm/test_rc_rs_dgram_proto.c,$(call objs,librdmacm/rc_rs_dgram_proto.c),))

@@ -26,6 +26,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "librdmacm/rc_rs_grant.h"
+#include "librdmacm/rc_rs_peermap.h"
 #include "librdmacm/rc_rs_proto.h"
 #include "librdmacm/rc_rs_rx.h"
 #include "librdmacm/rc_rs_dgram.h"
@@ -98,6 +99,8 @@ struct rc_rs {
 	uint8_t *sbuf, *rbuf;
 	struct rc_rs_sge *tsgl;		/* our target SGL (peer writes it) */
 	struct rc_rs_iomap *tiomap;	/* after it: the peer's mappings */
+	struct rc_rs_peermaps peermaps;	/* their copies, as their IOMAP_SGL
+					 * messages complete (riowrite's) */
 	uint16_t iomap_size;		/* entries of tiomap (RDMA_IOMAPSIZE) */
 	struct rc_rs_sge remote_iomap;	/* the peer's: .length entries */
 	struct rc_rs_map *maps;		/* riomap'ed windows of ours */

@@ -108,6 +108,8 @@ static int create_bufs(struct rc_rs *rs, struct ibv_pd *pd)
 	rs->rx.rmsg = calloc((size_t)rs->rq_size + 1, sizeof(uint32_t));
 	if (!rs->sbuf || !rs->rbuf || !rs->tsgl || !rs->rx.rmsg)
 		return -ENOMEM;
+	if (rc_rs_peermaps_init(&rs->peermaps, rs->tiomap, rs->iomap_size))
+		return -ENOMEM;
 	rs->smr = ibv_reg_mr(pd, rs->sbuf, rs->sbuf_alloc,
 			     IBV_ACCESS_LOCAL_WRITE);
 	rs->rmr = ibv_reg_mr(pd, rs->rbuf, rs->rbuf_alloc, rw);
@@ -208,6 +210,7 @@ void rc_rs_ep_destroy(struct rc_rs *rs)
 	free(rs->sbuf);
 	free(rs->rbuf);
 	free(rs->tsgl);
+	rc_rs_peermaps_free(&rs->peermaps);
 	free(rs->rx.rmsg);
 	rs->sbuf = rs->rbuf = NULL;
 	rs->tsgl = NULL;

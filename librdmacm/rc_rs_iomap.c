@@ -6,14 +6,14 @@
  * IOMAP_SGL message whose payload lands in entry `index` of the peer's
  * iomap area, sized by its RDMA_IOMAPSIZE); riowrite looks the offset
  * up among the windows the peer mapped for us (a copy of each entry,
- * bounded by its own length) and RDMA-writes there, no message, no
+ * taken and checked when its IOMAP_SGL message completed, bounded by its
+ * own length: rc_rs_peermap.h) and RDMA-writes there, no message, no
  * credit.  Nothing tells the reader a riowrite landed: the applications
  * synchronise themselves (riostream polls a byte).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 
 #include <rdma/rsocket.h>
@@ -156,9 +156,8 @@ static ssize_t iowrite(struct rc_rs *rs, const uint8_t *buf, size_t count,
 	int ret = 0;
 
 	while (left) {
-		struct rc_rs_iomap tab[64];
-		uint32_t n = rs->iomap_size < 64 ? rs->iomap_size : 64, key, k;
 		uint64_t addr, room;
+		uint32_t key, k;
 
 		ret = rc_rs_wait(rs, (rs->fl_flags & O_NONBLOCK) ||
 				 (flags & MSG_DONTWAIT) ? 0 : -1,
@@ -169,10 +168,10 @@ static ssize_t iowrite(struct rc_rs *rs, const uint8_t *buf, size_t count,
 			ret = -ECONNRESET;
 			break;
 		}
-		/* One copy of what the peer wrote; only the copy is used. */
-		memcpy(tab, rs->tiomap, n * sizeof(*tab));
-		ret = rc_rs_iomap_find(tab, n, rs->swap_sgl, offset, &addr,
-				       &key, &room);
+		/* Only the copies taken as the peer's IOMAP_SGL messages
+		 * completed (rc_rs_peermap.h), never the area itself. */
+		ret = rc_rs_peermaps_find(&rs->peermaps, offset, &addr, &key,
+					  &room);
 		if (ret < 0)
 			break;
 		k = rc_rs_xfer_size(left, &olen, rs->sbuf_avail,

@@ -87,6 +87,10 @@ static void on_recv(struct rc_rs *rs, const struct ibv_wc *wc)
 		act = -EPROTO;
 		why = "a grant of a wrong size or into an entry not taken";
 	}
+	/* Likewise an iomap entry: copied and checked only now. */
+	if (act >= 0 && rc_rs_msg_op(msg) == RC_RS_OP_IOMAP_SGL)
+		act = rc_rs_peermaps_arrived(&rs->peermaps, rc_rs_msg_data(msg),
+					     wc->byte_len, rs->swap_sgl, &why);
 	if (act < 0) {
 		proto_error(rs, why, msg);
 	} else if (act == RC_RS_RX_DISCONNECT) {
