@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: what an rsockets peer can send us (librdmacm's
- * rc_rs_proto.c and rc_rs_rx.c).  The input is a connect private data
+ * rc_rs_proto.c, rc_rs_rx.c, rc_rs_grant.c, rc_rs_peermap.c).  The input is a connect private data
  * (40 bytes: decoded and, when valid, it sets the credits), a queue depth
  * and buffer size, then 5-byte steps: an immediate from the peer, a read
  * of k bytes, a grant of the next free half, a message of ours, or an
  * iomap lookup over a table the input fills.  An SGL message also
  * completes a write of some length into our target SGL (rc_rs_grant.c),
  * whose entries the input fills, and a message of ours takes from the
- * grants.  After every step the receiver's invariants must hold whatever
+ * grants; the peer writes iomap entries (index, size and window from
+ * the input) whose messages complete, and riowrite looks offsets up in
+ * the copies (rc_rs_peermap.c).  After every step the receiver's invariants must hold whatever
  * the peer sent: unread bytes within the granted span, ring indices in
  * range, our credit window within the peer's queue, never more grants
- * outstanding than target SGL entries, never a byte past a grant; a
+ * outstanding than target SGL entries, never a byte past a grant, no
+ * iomap copy that wraps or overlaps another; a
  * violation (-EPROTO) ends the connection as it does in the library.
  */
 #include <assert.h>
@@ -21,6 +24,7 @@
 #include <string.h>
 
 #include "librdmacm/rc_rs_grant.h"
+#include "librdmacm/rc_rs_peermap.h"
 #include "librdmacm/rc_rs_proto.h"
 #include "librdmacm/rc_rs_rx.h"
 
@@ -58,9 +62,57 @@ static void lookup(const uint8_t *p, size_t left)
 		assert(room >= 1);
 }
 
+/* riowrite's copies of the peer's windows: none wraps, none overlaps
+ * another. */
+static void peermap_invariants(const struct rc_rs_peermaps *p)
+{
+	for (uint32_t i = 0; i < p->n; i++) {
+		const struct rc_rs_iomap *a = &p->copy[i];
+
+		if (!a->sge.length)
+			continue;
+		assert(a->offset + (a->sge.length - 1) >= a->offset);
+		assert(a->sge.addr + (a->sge.length - 1) >= a->sge.addr);
+		for (uint32_t j = i + 1; j < p->n; j++) {
+			const struct rc_rs_iomap *b = &p->copy[j];
+
+			assert(!b->sge.length ||
+			       a->offset + (a->sge.length - 1) < b->offset ||
+			       b->offset + (b->sge.length - 1) < a->offset);
+		}
+	}
+}
+
+/* The peer writes an entry of the iomap area (the index sometimes past
+ * it, the write's length sometimes wrong) and its message completes, or
+ * riowrite looks an offset up in the copies. */
+static int peermap_step(struct rc_rs_peermaps *p, struct rc_rs_iomap *area,
+			const uint8_t *b, size_t left, const char **why)
+{
+	uint32_t index = b[1] % 6, len;
+	uint64_t addr, room, off;
+	uint32_t key;
+
+	if (left < 5 + sizeof(*area))
+		return 0;
+	if (b[0] & 8) {
+		memcpy(&off, b + 1, 8);
+		if (rc_rs_peermaps_find(p, off, &addr, &key, &room) == 0) {
+			assert(room >= 1 && room <= UINT32_MAX);
+			assert(addr + (room - 1) >= addr);
+		}
+		return 0;
+	}
+	memcpy(&area[index % 4], b + 5, sizeof(*area));
+	len = b[0] & 16 ? (uint32_t)sizeof(*area) : b[2] % 32;
+	return rc_rs_peermaps_arrived(p, index, len, b[0] & 32, why);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rc_rs_sge tsgl[RC_RS_SGL_SIZE];
+	struct rc_rs_iomap area[4];
+	struct rc_rs_peermaps pm;
 	struct rc_rs_grants g;
 	struct rc_rs_conn c;
 	struct rc_rs_rx rx;
@@ -76,8 +128,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(&rbuf, data + 41, 4);
 	rbuf = 2 + (rbuf % (1u << 24)) * 2;
 	ring = calloc(depth + 1, sizeof(*ring));
-	if (!ring)
+	memset(area, 0, sizeof(area));
+	if (!ring || rc_rs_peermaps_init(&pm, area, 4) < 0) {
+		free(ring);
 		return 0;
+	}
 	memset(&rx, 0, sizeof(rx));
 	rc_rs_rx_init(&rx, ring, depth + 1, rbuf);
 	rx.sseq_comp = c.credits;
@@ -122,7 +177,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 			break;
 		default:
-			lookup(data + i, size - i);
+			if (data[i] & 4)
+				lookup(data + i, size - i);
+			else
+				ret = peermap_step(&pm, area, data + i,
+						   size - i, &why);
 		}
 		if (ret < 0) {
 			assert(ret == -EPROTO && why);
@@ -130,7 +189,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		invariants(&rx);
 		grant_invariants(&g);
+		peermap_invariants(&pm);
 	}
+	rc_rs_peermaps_free(&pm);
 	free(ring);
 	return 0;
 }

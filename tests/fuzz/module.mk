@@ -51,7 +51,7 @@ $(eval $(call fuzz_target,fuzz_wire,providers/soft/engine/eng_wire_crc32.c provi
 $(eval $(call fuzz_target,fuzz_iphdr,providers/soft/engine/eng_wire_crc32.c providers/soft/engine/eng_wire_hdr.c providers/soft/engine/eng_wire_icrc.c providers/soft/engine/eng_wire_opcode.c providers/soft/engine/eng_wire_iphdr.c,))
 
 $(eval $(call fuzz_target,fuzz_cm_mad,providers/soft/engine/eng_cm_mad.c providers/soft/engine/eng_cm_pdata.c providers/soft/engine/eng_cm_sm.c providers/soft/engine/eng_cm_sm_match.c providers/soft/engine/eng_cm_build.c,))
-$(eval $(call fuzz_target,fuzz_rsocket,librdmacm/rc_rs_proto.c librdmacm/rc_rs_rx.c librdmacm/rc_rs_grant.c,))
+$(eval $(call fuzz_target,fuzz_rsocket,librdmacm/rc_rs_proto.c librdmacm/rc_rs_rx.c librdmacm/rc_rs_grant.c librdmacm/rc_rs_peermap.c,))
 $(eval $(call fuzz_target,fuzz_rsdgram,librdmacm/rc_rs_dgram_proto.c,))
 
 .PHONY: fuzz fuzz-build fuzz-smoke
