@@ -109,6 +109,10 @@ wait_until 10 listening_or_gone "$spid" b 18515
 in_pod a timeout 20 "$PP_TOOL" -d "$POD_DEV" -g 0 -n 5 "$POD_B_IP" \
 	>"$TMP/shared.cli" 2>&1
 crc=$?
+# B still waits for a client that never came.  $spid is the background
+# subshell of in_pod; its child is timeout (ip netns exec and env exec
+# into it), which passes SIGTERM on to the tool.
+pkill -TERM -P "$spid" 2>/dev/null
 stop_pid "$spid"
 wait "$spid" 2>/dev/null
 after=$(stat_of xrcd_refused)
