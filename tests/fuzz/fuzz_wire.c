@@ -48,7 +48,8 @@ static void round_trip(const uint8_t *in, size_t size, const struct eng_pkt *p)
 	    memcmp(q.payload, p->payload, p->paylen) != 0 || q.icrc != 0)
 		broken();
 	/* Only the bits the spec reserves (or masks) may differ in the
-	 * headers: byte 4's resv6, byte 8's resv7, DETH's reserved byte. */
+	 * headers: byte 4's resv6, byte 8's resv7, DETH's reserved byte,
+	 * XRCETH's reserved byte (it comes right after the BTH). */
 	for (uint32_t i = 0; i < p->hdrlen; i++) {
 		uint8_t keep = 0xff;
 
@@ -57,6 +58,8 @@ static void round_trip(const uint8_t *in, size_t size, const struct eng_pkt *p)
 		else if (i == 8)
 			keep = 0x80;
 		else if ((p->mask & ENG_HDR_DETH) && i == ENG_BTH_LEN + 4)
+			keep = 0;
+		else if ((p->mask & ENG_HDR_XRCETH) && i == ENG_BTH_LEN)
 			keep = 0;
 		if ((in[i] & keep) != (out[i] & keep))
 			broken();
