@@ -272,15 +272,18 @@ for sz in 4k 1m; do
 	done
 done
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-# The exchange both ways, over the whole test: each side sent REQ, REP,
-# RTU and DREQ at least once, and rsocket messages (WRITE ONLY WITH
-# IMMEDIATE: credits and grants, control, small data).
+# The exchange both ways, over the whole test: each side sent REQ, REP
+# and RTU at least once, and a DREQ or a DREP (which end closes first is
+# the timing's: in one clean run every DREQ came from the pod), and
+# rsocket messages (WRITE ONLY WITH IMMEDIATE: credits and grants,
+# control, small data).
 tshark -r "$ctl" -Y 'infiniband.bth.destqp == 1' -T fields -e ip.src \
 	-e _ws.col.Info 2>/dev/null | sed 's/CM: //' | sort | uniq -c
 for who in "$POD_IP" "$VM_IP"; do
-	for m in ConnectRequest ConnectReply ReadyToUse DisconnectRequest; do
+	for m in ConnectRequest ConnectReply ReadyToUse \
+		'DisconnectRequest|DisconnectReply'; do
 		tshark -r "$ctl" -Y "infiniband.bth.destqp == 1 && ip.src == $who" \
-			-T fields -e _ws.col.Info 2>/dev/null | grep -q "$m" ||
+			-T fields -e _ws.col.Info 2>/dev/null | grep -Eq "$m" ||
 			{ echo "capture: no $m from $who"; bad=1; }
 	done
 	n=$(tshark -r "$ctl" -Y "infiniband.bth.destqp != 1 && ip.src == $who && infiniband.bth.opcode == 11" \
