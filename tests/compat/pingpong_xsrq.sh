@@ -111,8 +111,13 @@ in_pod a timeout 20 "$PP_TOOL" -d "$POD_DEV" -g 0 -n 5 "$POD_B_IP" \
 crc=$?
 # B still waits for a client that never came.  $spid is the background
 # subshell of in_pod; its child is timeout (ip netns exec and env exec
-# into it), which passes SIGTERM on to the tool.
-pkill -TERM -P "$spid" 2>/dev/null
+# into it), which passes SIGTERM on to the tool.  Found through /proc,
+# not pkill: under the sanitizer run libasan is preloaded into every
+# program, and pkill hung in it.
+for _c in /proc/[0-9]*; do
+	[ "$(sed 's/.*) //' "$_c/stat" 2>/dev/null | cut -d' ' -f2)" = "$spid" ] &&
+		kill -TERM "${_c#/proc/}" 2>/dev/null
+done
 stop_pid "$spid"
 wait "$spid" 2>/dev/null
 after=$(stat_of xrcd_refused)
