@@ -15,7 +15,8 @@ the calls are exactly what a C program makes.
   rsocket_peer.py poll-client IP PORT    rpoll and rselect over the rsocket
                                          and a pipe: each wakes for the
                                          right one (keep-alives on, 1 s)
-Prints what it saw; exits 0 when the case held."""
+RS_PEER_KEEPALIVE=1 turns keep-alives on (every 1 s) on each connected
+rsocket.  Prints what it saw; exits 0 when the case held."""
 import ctypes
 import errno
 import hashlib
@@ -64,6 +65,8 @@ def listen_accept(ip, port):
     check(LIB.rlisten(l, 1), "rlisten")
     print("listening", flush=True)
     s = check(LIB.raccept(l, None, None), "raccept")
+    if os.environ.get("RS_PEER_KEEPALIVE") == "1":
+        keepalive_on(s)
     return l, s
 
 
@@ -71,6 +74,8 @@ def connect(ip, port):
     s = check(LIB.rsocket(socket.AF_INET, socket.SOCK_STREAM, 0), "rsocket")
     sa = sockaddr(ip, port)
     check(LIB.rconnect(s, sa, len(sa)), "rconnect")
+    if os.environ.get("RS_PEER_KEEPALIVE") == "1":
+        keepalive_on(s)
     return s
 
 

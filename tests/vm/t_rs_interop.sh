@@ -72,6 +72,11 @@ cap=$VM_WORK/cap-$$-rs-all.pcap
 vm_capture_start "$cap" -c 2000 udp port 4791
 
 bad=0
+why=
+# nok WHAT: a failed check, named again at the end (the runner shows a
+# failed test's last lines only).
+nok() { bad=1; why="$why
+    $*"; }
 port=7470
 # rs_pair NAME WHERE SECS TCP "CMD" ["VM CLIENT CMD"]: CMD as server on
 # WHERE's side ("vm" or "pod") and as client on the other (with "-s ADDR"
@@ -139,12 +144,12 @@ rs_case() {
 				echo "ok $1, server in $where: $(rs_line "$TMP/$1-$where.cli" |
 					awk '{ print $2 " x " $3 ": " $7 " Gb/s, " $8 " us/xfer" }')"
 			else
-				bad=1
+				nok "$1, server in $where: no result line or an error"
 				echo "FAILED $1, server in $where: no result line or an error"
 				cat "$TMP/$1-$where.cli" "$TMP/$1-$where.srv"
 			fi
 		else
-			bad=1
+			nok "$1, server in $where: client or server failed"
 		fi
 	done
 }
@@ -161,33 +166,37 @@ rs_case rs-async-1m rstream "-T a -T v" 1048576 5 0 "-T v"
 rs_case tcp-1m rstream "-T s" 1048576 10 1
 rs_case rio-64k riostream "-T v" 65536 10
 
-# rsocket_peer.py NAME: its MODE-server on each side, MODE-client on the
-# other; GREP... the lines the server's and the client's output must hold.
+# peer_case NAME SERVER-GREP CLIENT-GREP [KEEPALIVE]: rsocket_peer.py's
+# NAME-server on each side, NAME-client on the other; the lines the
+# server's and the client's output must hold; KEEPALIVE=1 turns
+# keep-alives on at both ends (RS_PEER_KEEPALIVE).
 PEER=$PV_ROOT/tests/compat/rsocket_peer.py
 peer_case() {
 	vm_interop_want "$1" || return 0
-	_pn=$1 _ps=$2 _pc=$3
+	_pn=$1 _ps=$2 _pc=$3 _pk=${4:-0}
 	for where in vm pod; do
 		port=$((port + 1))
 		_o=$TMP/$_pn-$where
 		if [ $where = vm ]; then
-			vm_start _id 90 "python3 $PEER $_pn-server $VM_IP $port"
+			vm_start _id 90 "RS_PEER_KEEPALIVE=$_pk python3 $PEER $_pn-server $VM_IP $port"
 			wait_until 60 vm_cm_listening $port ||
 				echo "$_pn-server in the VM did not listen"
-			vm_in_pod pod timeout 60 python3 "$PEER" $_pn-client \
+			vm_in_pod pod env RS_PEER_KEEPALIVE=$_pk timeout 60 \
+				python3 "$PEER" $_pn-client \
 				"$VM_IP" $port >"$_o.cli" 2>&1
 			_crc=$?
 			vm_wait "$_id" >"$_o.srv" 2>&1
 			_src=$?
 		else
 			_l0=$(vm_pvstat cm_listens)
-			vm_in_pod pod timeout 90 python3 "$PEER" $_pn-server \
+			vm_in_pod pod env RS_PEER_KEEPALIVE=$_pk timeout 90 \
+				python3 "$PEER" $_pn-server \
 				"$POD_IP" $port >"$_o.srv" 2>&1 &
 			_sp=$!
 			wait_until 30 listened_since "$_l0" ||
 				echo "$_pn-server in our pod did not listen"
 			# rdma-core's rsend after SHUT_WR still sends.
-			vm_run 60 "RS_PEER_SEND_AFTER_SHUT_WR=any python3 $PEER $_pn-client $POD_IP $port" \
+			vm_run 60 "RS_PEER_KEEPALIVE=$_pk RS_PEER_SEND_AFTER_SHUT_WR=any python3 $PEER $_pn-client $POD_IP $port" \
 				>"$_o.cli" 2>&1
 			_crc=$?
 			[ $_crc = 0 ] || ip netns pids "$(topo_name pod)" | xargs -r kill
@@ -198,7 +207,7 @@ peer_case() {
 		   grep -q "$_pc" "$_o.cli"; then
 			echo "ok $_pn, server in $where: $(grep -h "$_ps" "$_o.srv"); $(grep -h "$_pc" "$_o.cli")"
 		else
-			bad=1
+			nok "$_pn, server in $where: client rc $_crc, server rc $_src"
 			echo "FAILED $_pn, server in $where: client rc $_crc, server rc $_src"
 			cat "$_o.cli" "$_o.srv"
 		fi
@@ -206,7 +215,10 @@ peer_case() {
 }
 peer_case half 'then end of stream, intact' \
 	'answer after SHUT_WR: 5000 bytes, intact'
-peer_case stall 'read 4194304 bytes, intact' 'blocking send resumed'
+# With keep-alives each second at both ends: the reader's 3 s of sleep
+# are idle time in which rdma-core's whole-second timer must fire (the
+# 1 MiB rstream runs may be over in under a second on a fast machine).
+peer_case stall 'read 4194304 bytes, intact' 'blocking send resumed' 1
 
 # rcopy: its server accepts forever; stopped once the client is done.
 rcopy_case() {
@@ -248,7 +260,7 @@ rcopy_case() {
 		if [ "$crc" = 0 ] && [ "$got" = "$want" ]; then
 			echo "ok rcopy, server in $where: 2 MiB, SHA-256 $(echo "$want" | cut -c1-16)... at both ends ($(grep -o '[0-9.]* Gb/sec' "$TMP/rcopy-$where.cli"))"
 		else
-			bad=1
+			nok "rcopy, server in $where: client rc $crc"
 			echo "FAILED rcopy, server in $where: client rc $crc, sent $want, received ${got:-nothing}"
 			cat "$TMP/rcopy-$where.cli" "$TMP/rcopy-$where.srv"
 		fi
@@ -284,18 +296,19 @@ for who in "$POD_IP" "$VM_IP"; do
 		'DisconnectRequest|DisconnectReply'; do
 		tshark -r "$ctl" -Y "infiniband.bth.destqp == 1 && ip.src == $who" \
 			-T fields -e _ws.col.Info 2>/dev/null | grep -Eq "$m" ||
-			{ echo "capture: no $m from $who"; bad=1; }
+			{ echo "capture: no $m from $who"; nok "capture: no $m from $who"; }
 	done
 	n=$(tshark -r "$ctl" -Y "infiniband.bth.destqp != 1 && ip.src == $who && infiniband.bth.opcode == 11" \
 		2>/dev/null | wc -l)
 	echo "capture: $n RC WRITE-ONLY-WITH-IMMEDIATE packets from $who"
-	[ "$n" -gt 0 ] || { echo "capture: no rsocket message from $who"; bad=1; }
+	[ "$n" -gt 0 ] || { echo "capture: no rsocket message from $who"; nok "capture: no rsocket message from $who"; }
 done
 # From each end: keep-alives as rdma-core 44 sends them (a zero-length
 # RDMA WRITE ONLY, opcode 10, no immediate, rkey 0: no receive of the
 # peer used), none as a CTRL keep-alive immediate (e0000001), and
-# disconnect messages (immediate e0000000).
-if vm_interop_want rs-1m; then
+# disconnect messages (immediate e0000000).  The stall case's idle
+# seconds are what make the keep-alives certain.
+if vm_interop_want stall; then
 	for who in "$POD_IP" "$VM_IP"; do
 		ka=$(tshark -r "$ctl" -Y "ip.src == $who && infiniband.bth.opcode == 10 && infiniband.reth.dmalen == 0 && infiniband.reth.r_key == 0" \
 			2>/dev/null | wc -l)
@@ -305,14 +318,16 @@ if vm_interop_want rs-1m; then
 			2>/dev/null | wc -l)
 		echo "capture from $who: $ka keep-alive writes, $old keep-alive immediates, $dc disconnect messages"
 		[ "$ka" -gt 0 ] && [ "$old" = 0 ] && [ "$dc" -gt 0 ] ||
-			{ echo "capture: keep-alive or disconnect from $who not as rdma-core's"; bad=1; }
+			{ echo "capture: keep-alive or disconnect from $who not as rdma-core's"
+			  nok "capture from $who: $ka keep-alive writes, $old keep-alive immediates, $dc disconnect messages"; }
 	done
 fi
 [ -n "${VM_INTEROP_CASES:-}" ] || vm_interop_check 200 ||
-	{ echo "the capture's decode or ICRC check failed"; bad=1; }
+	{ echo "the capture's decode or ICRC check failed"; nok "capture decode or ICRC"; }
 if [ "$bad" != 0 ]; then
 	vm_cm_trace "$cap" 20
 	vm_keep_failed t_rs_interop "$cap" "$ctl" "$TMP"/*.cli "$TMP"/*.srv
+	echo "failed checks:$why"
 	fail "rsockets between Debian's librdmacm over kernel rxe and our pod"
 fi
 echo "PASS: rstream (blocking and -T a, 4 KiB and 1 MiB, verified; keep-alives both ways as rdma-core's), riostream, rcopy (SHA-256 equal), half close and a stalled reader between Debian's librdmacm over kernel rxe and our pod, server on either side"
