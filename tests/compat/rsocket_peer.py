@@ -58,6 +58,13 @@ def pattern(n, seed=0):
     return bytes((i * 7 + seed) & 0xFF for i in range(n))
 
 
+def keepalive_if_asked(s):
+    """The connected rsocket S, with keep-alives on if RS_PEER_KEEPALIVE=1."""
+    if os.environ.get("RS_PEER_KEEPALIVE") == "1":
+        keepalive_on(s)
+    return s
+
+
 def listen_accept(ip, port):
     l = check(LIB.rsocket(socket.AF_INET, socket.SOCK_STREAM, 0), "rsocket")
     sa = sockaddr(ip, port)
@@ -65,18 +72,14 @@ def listen_accept(ip, port):
     check(LIB.rlisten(l, 1), "rlisten")
     print("listening", flush=True)
     s = check(LIB.raccept(l, None, None), "raccept")
-    if os.environ.get("RS_PEER_KEEPALIVE") == "1":
-        keepalive_on(s)
-    return l, s
+    return l, keepalive_if_asked(s)
 
 
 def connect(ip, port):
     s = check(LIB.rsocket(socket.AF_INET, socket.SOCK_STREAM, 0), "rsocket")
     sa = sockaddr(ip, port)
     check(LIB.rconnect(s, sa, len(sa)), "rconnect")
-    if os.environ.get("RS_PEER_KEEPALIVE") == "1":
-        keepalive_on(s)
-    return s
+    return keepalive_if_asked(s)
 
 
 def recv_all(s, limit):

@@ -73,9 +73,9 @@ vm_capture_start "$cap" -c 2000 udp port 4791
 
 bad=0
 why=
-# nok WHAT: a failed check, named again at the end (the runner shows a
-# failed test's last lines only).
-nok() { bad=1; why="$why
+# nok WHAT: a failed check, said now and named again at the end (the
+# runner shows a failed test's last lines only).
+nok() { bad=1; echo "FAILED $*"; why="$why
     $*"; }
 port=7470
 # rs_pair NAME WHERE SECS TCP "CMD" ["VM CLIENT CMD"]: CMD as server on
@@ -145,7 +145,6 @@ rs_case() {
 					awk '{ print $2 " x " $3 ": " $7 " Gb/s, " $8 " us/xfer" }')"
 			else
 				nok "$1, server in $where: no result line or an error"
-				echo "FAILED $1, server in $where: no result line or an error"
 				cat "$TMP/$1-$where.cli" "$TMP/$1-$where.srv"
 			fi
 		else
@@ -208,7 +207,6 @@ peer_case() {
 			echo "ok $_pn, server in $where: $(grep -h "$_ps" "$_o.srv"); $(grep -h "$_pc" "$_o.cli")"
 		else
 			nok "$_pn, server in $where: client rc $_crc, server rc $_src"
-			echo "FAILED $_pn, server in $where: client rc $_crc, server rc $_src"
 			cat "$_o.cli" "$_o.srv"
 		fi
 	done
@@ -260,8 +258,7 @@ rcopy_case() {
 		if [ "$crc" = 0 ] && [ "$got" = "$want" ]; then
 			echo "ok rcopy, server in $where: 2 MiB, SHA-256 $(echo "$want" | cut -c1-16)... at both ends ($(grep -o '[0-9.]* Gb/sec' "$TMP/rcopy-$where.cli"))"
 		else
-			nok "rcopy, server in $where: client rc $crc"
-			echo "FAILED rcopy, server in $where: client rc $crc, sent $want, received ${got:-nothing}"
+			nok "rcopy, server in $where: client rc $crc, sent $want, received ${got:-nothing}"
 			cat "$TMP/rcopy-$where.cli" "$TMP/rcopy-$where.srv"
 		fi
 	done
@@ -296,12 +293,12 @@ for who in "$POD_IP" "$VM_IP"; do
 		'DisconnectRequest|DisconnectReply'; do
 		tshark -r "$ctl" -Y "infiniband.bth.destqp == 1 && ip.src == $who" \
 			-T fields -e _ws.col.Info 2>/dev/null | grep -Eq "$m" ||
-			{ echo "capture: no $m from $who"; nok "capture: no $m from $who"; }
+			nok "capture: no $m from $who"
 	done
 	n=$(tshark -r "$ctl" -Y "infiniband.bth.destqp != 1 && ip.src == $who && infiniband.bth.opcode == 11" \
 		2>/dev/null | wc -l)
 	echo "capture: $n RC WRITE-ONLY-WITH-IMMEDIATE packets from $who"
-	[ "$n" -gt 0 ] || { echo "capture: no rsocket message from $who"; nok "capture: no rsocket message from $who"; }
+	[ "$n" -gt 0 ] || nok "capture: no rsocket message from $who"
 done
 # From each end: keep-alives as rdma-core 44 sends them (a zero-length
 # RDMA WRITE ONLY, opcode 10, no immediate, rkey 0: no receive of the
@@ -318,12 +315,11 @@ if vm_interop_want stall; then
 			2>/dev/null | wc -l)
 		echo "capture from $who: $ka keep-alive writes, $old keep-alive immediates, $dc disconnect messages"
 		[ "$ka" -gt 0 ] && [ "$old" = 0 ] && [ "$dc" -gt 0 ] ||
-			{ echo "capture: keep-alive or disconnect from $who not as rdma-core's"
-			  nok "capture from $who: $ka keep-alive writes, $old keep-alive immediates, $dc disconnect messages"; }
+			nok "capture from $who: $ka keep-alive writes, $old keep-alive immediates, $dc disconnect messages (not as rdma-core's)"
 	done
 fi
 [ -n "${VM_INTEROP_CASES:-}" ] || vm_interop_check 200 ||
-	{ echo "the capture's decode or ICRC check failed"; nok "capture decode or ICRC"; }
+	nok "the capture's decode or ICRC check"
 if [ "$bad" != 0 ]; then
 	vm_cm_trace "$cap" 20
 	vm_keep_failed t_rs_interop "$cap" "$ctl" "$TMP"/*.cli "$TMP"/*.srv
