@@ -87,6 +87,7 @@ $(eval $(call unit_test,test_soft_ring,tests/unit/soft_provider/test_soft_ring.c
 $(eval $(call unit_test,test_soft_wqe,tests/unit/soft_provider/test_soft_wqe.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_soft_maps,tests/unit/soft_provider/test_soft_maps.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_soft_post,tests/unit/soft_provider/test_soft_post.c,$(LV_ALL_OBJS),))
+$(eval $(call unit_test,test_soft_odp,tests/unit/soft_provider/test_soft_odp.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_lv_kern_match,tests/unit/libverbs/test_lv_kern_match.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_lv_kern_nl,tests/unit/libverbs/test_lv_kern_nl.c,$(LV_ALL_OBJS),))
 $(eval $(call unit_test,test_lv_dev_ident,tests/unit/libverbs/test_lv_dev_ident.c,$(LV_ALL_OBJS),))

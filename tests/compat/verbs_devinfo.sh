@@ -74,6 +74,26 @@ for bit in MEM_WINDOW MEM_WINDOW_TYPE_2B SRQ_RESIZE XRC; do
 	grep -q "^[[:space:]]*$bit\$" "$TMP/devinfo.txt" ||
 		fail "device_cap_flags lack $bit"
 done
+# On-demand paging (issue 12 item 5): explicit ODP only, the RC
+# operations, UD's and UC's SEND/RECV, XRC's SEND and SRQ receive.
+odp_caps() { # FIELD: the capability names ibv_devinfo lists under FIELD
+	awk -v f="$1:" '$1 == f { on = 1; next }
+		on && /^\t\t\t\t\t[A-Z]/ { printf "%s%s", sep, $1; sep = " "; next }
+		on { exit }' "$TMP/devinfo.txt"
+}
+for f in general rc uc ud xrc; do
+	echo "${f}_odp_caps: $(odp_caps ${f}_odp_caps)"
+done
+[ "$(odp_caps general_odp_caps)" = ODP_SUPPORT ] ||
+	fail "general_odp_caps: '$(odp_caps general_odp_caps)', want ODP_SUPPORT (no IMPLICIT)"
+[ "$(odp_caps rc_odp_caps)" = "SUPPORT_SEND SUPPORT_RECV SUPPORT_WRITE SUPPORT_READ SUPPORT_ATOMIC SUPPORT_SRQ" ] ||
+	fail "rc_odp_caps: '$(odp_caps rc_odp_caps)'"
+for f in uc ud; do
+	[ "$(odp_caps ${f}_odp_caps)" = "SUPPORT_SEND SUPPORT_RECV" ] ||
+		fail "${f}_odp_caps: '$(odp_caps ${f}_odp_caps)'"
+done
+[ "$(odp_caps xrc_odp_caps)" = "SUPPORT_SEND SUPPORT_SRQ" ] ||
+	fail "xrc_odp_caps: '$(odp_caps xrc_odp_caps)'"
 
 # Port goes DOWN with the interface.
 topo_ip a link set eth0 down

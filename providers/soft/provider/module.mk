@@ -12,8 +12,10 @@ PV_SOFT_PROVIDER_SRCS := \
 	providers/soft/provider/soft_map.c \
 	providers/soft/provider/soft_maps.c \
 	providers/soft/provider/soft_mr_share.c \
+	providers/soft/provider/soft_mr_tab.c \
 	providers/soft/provider/soft_mw.c \
 	providers/soft/provider/soft_objects.c \
+	providers/soft/provider/soft_odp.c \
 	providers/soft/provider/soft_ops.c \
 	providers/soft/provider/soft_poll.c \
 	providers/soft/provider/soft_post.c \

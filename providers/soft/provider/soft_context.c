@@ -53,6 +53,9 @@ int soft_open_context(struct pv_context *ctx)
 	ret = soft_death_init(sc);
 	if (ret < 0)
 		goto err_free_sc;
+	ret = soft_mr_tab_new(&sc->mrs);
+	if (ret < 0)
+		goto err_free_sc;
 	ret = soft_conn_open(&sc->conn, pv_ipc_socket_path());
 	if (ret < 0)
 		goto err_free_sc;
@@ -72,6 +75,7 @@ int soft_open_context(struct pv_context *ctx)
 	ctx->priv = sc;
 	ctx->vctx.context.cmd_fd = sc->conn.fd;
 	ctx->vctx.context.async_fd = fds[0];
+	ctx->vctx.advise_mr = soft_advise_mr;
 	if (sc->page) {
 		install_data_path(&ctx->vctx.context.ops);
 		soft_mw_install(&ctx->vctx.context.ops);
@@ -83,6 +87,7 @@ err_close_fds:
 		close(fds[i]);
 	soft_conn_close(&sc->conn);
 err_free_sc:
+	soft_mr_tab_free(sc->mrs);
 	soft_death_fini(sc);
 	free(sc);
 	return ret;
@@ -98,6 +103,7 @@ void soft_close_context(struct pv_context *ctx)
 	soft_ctx_unmap(sc);
 	soft_conn_close(&sc->conn);
 	soft_death_fini(sc);
+	soft_mr_tab_free(sc->mrs);
 	free(sc);
 	ctx->priv = NULL;
 }
@@ -156,9 +162,11 @@ int soft_query_device(struct pv_context *ctx, struct ibv_device_attr_ex *a)
 	o->local_ca_ack_delay = 15;
 	o->phys_port_cnt = (uint8_t)d.phys_port_cnt;
 	a->phys_port_cnt_ex = d.phys_port_cnt;
-	/* Extended attributes: no ODP, timestamps, TSO, RSS, tag matching,
-	 * CQ moderation, device memory or PCI atomics (all stay zero). */
+	/* Extended attributes: explicit ODP (soft_odp.c); no timestamps,
+	 * TSO, RSS, tag matching, CQ moderation, device memory or PCI
+	 * atomics (all stay zero). */
 	a->device_cap_flags_ex = d.device_cap_flags;
+	soft_odp_caps(a);
 	return 0;
 }
 

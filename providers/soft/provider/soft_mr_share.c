@@ -31,9 +31,8 @@
  * The engine reaches memory only through a memfd (issue 8, finding 2:
  * reaching it by pid followed the pid, not the process), so a region we
  * cannot share -- a shared file mapping, the stack, hugetlb or special
- * mappings, read-only memory, a span on two memfds of ours, an
- * on-demand MR -- 
- * cannot be registered: ibv_reg_mr fails with EOPNOTSUPP, and
+ * mappings, read-only memory, a span on two memfds of ours -- cannot be
+ * registered: ibv_reg_mr fails with EOPNOTSUPP, and
  * PODVERBS_DEBUG=1 prints which kind it was.  PODVERBS_MR_SHARE=0 tells
  * the provider never to move an application's pages: only regions
  * already on one of our memfds register (for applications that must keep
@@ -43,6 +42,9 @@
  * allocate those pages in the engine's memory cgroup, not the pod's): a
  * conversion writes every page, and a span converted earlier is
  * populated again (MADV_POPULATE_WRITE) in case the app punched it.
+ *
+ * An on-demand MR (IBV_ACCESS_ON_DEMAND) shares its pages exactly so:
+ * they are never pinned here either, only shared (soft_odp.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -341,8 +343,7 @@ static struct share_ent *fill_mixed(const struct soft_vma *v, size_t n,
 	return e;
 }
 
-void soft_mr_share_get(void *addr, size_t length, unsigned int access,
-		       struct soft_mr_share *out)
+void soft_mr_share_get(void *addr, size_t length, struct soft_mr_share *out)
 {
 	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t a = (uintptr_t)addr, start, end;
@@ -355,10 +356,7 @@ void soft_mr_share_get(void *addr, size_t length, unsigned int access,
 	out->fd_offset = 0;
 	out->ref = NULL;
 	out->why = "empty or wrapping region";
-	if (!length || a + length < a)
-		return;
-	out->why = "on-demand paging is not supported";
-	if (access & IBV_ACCESS_ON_DEMAND)
+	if (!length || a + length < a || a + length > UINTPTR_MAX - (pg - 1))
 		return;
 	start = a & ~(pg - 1);
 	end = (a + length + pg - 1) & ~(pg - 1);

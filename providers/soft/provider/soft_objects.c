@@ -47,6 +47,15 @@ int soft_dealloc_pd(struct pv_context *ctx, struct pv_pd *pd)
 	return soft_destroy_handle(ctx, PV_OP_PD_DEALLOC, pd->handle);
 }
 
+/* PODVERBS_DEBUG: why an MR verb failed before reaching the engine. */
+static void mr_debug(const char *verb, const void *addr, size_t length,
+		     int err, const char *why)
+{
+	if (getenv("PODVERBS_DEBUG"))
+		fprintf(stderr, "podverbs: %s(%p, %zu): %s: %s\n", verb, addr,
+			length, strerror(err), why);
+}
+
 int soft_reg_mr(struct pv_context *ctx, struct pv_pd *pd, struct pv_mr *mr,
 		uint64_t iova, unsigned int access)
 {
@@ -64,18 +73,28 @@ int soft_reg_mr(struct pv_context *ctx, struct pv_pd *pd, struct pv_mr *mr,
 	};
 	struct pv_ipc_mr_reg_resp resp;
 	struct soft_mr_share share;
+	struct soft_mr *m;
 	int ret;
 
 	_Static_assert(sizeof(req) == sizeof(req.reg) + sizeof(req.backing),
 		       "MR_REG request packing");
-	soft_mr_share_get(mr->ibv.addr, mr->ibv.length, access, &share);
+	if (soft_odp_implicit(mr->ibv.addr, mr->ibv.length, access)) {
+		mr_debug("ibv_reg_mr", mr->ibv.addr, mr->ibv.length, EINVAL,
+			 "implicit on-demand paging (the whole address "
+			 "space) is not supported: register the buffers "
+			 "with IBV_ACCESS_ON_DEMAND instead");
+		return -EINVAL;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	soft_mr_share_get(mr->ibv.addr, mr->ibv.length, &share);
 	if (share.fd < 0) {
 		/* The engine reaches memory only through a memfd; without
 		 * one the region cannot be registered (no silent fallback). */
-		if (getenv("PODVERBS_DEBUG"))
-			fprintf(stderr, "podverbs: ibv_reg_mr(%p, %zu): "
-				"EOPNOTSUPP: %s\n", mr->ibv.addr,
-				mr->ibv.length, share.why);
+		mr_debug("ibv_reg_mr", mr->ibv.addr, mr->ibv.length,
+			 EOPNOTSUPP, share.why);
+		free(m);
 		return -EOPNOTSUPP;
 	}
 	req.backing.has_fd = 1;
@@ -84,22 +103,32 @@ int soft_reg_mr(struct pv_context *ctx, struct pv_pd *pd, struct pv_mr *mr,
 			    &share.fd, 1, &resp, sizeof(resp));
 	if (ret < 0) {
 		soft_mr_share_put(share.ref);
+		free(m);
 		return ret;
 	}
 	mr->handle = resp.handle;
 	mr->ibv.lkey = resp.lkey;
 	mr->ibv.rkey = resp.rkey;
-	mr->priv = share.ref;
+	*m = (struct soft_mr){
+		.lkey = resp.lkey, .pd_handle = pd->handle, .iova = iova,
+		.addr = (uintptr_t)mr->ibv.addr, .length = mr->ibv.length,
+		.access = access, .share = share.ref,
+	};
+	soft_mr_tab_add(soft_ctx_of(ctx)->mrs, m);
+	mr->priv = m;
 	return 0;
 }
 
 int soft_dereg_mr(struct pv_context *ctx, struct pv_mr *mr)
 {
 	int ret = soft_destroy_handle(ctx, PV_OP_MR_DEREG, mr->handle);
+	struct soft_mr *m = mr->priv;
 
 	if (ret < 0)
 		return ret;
-	soft_mr_share_put(mr->priv);
+	soft_mr_tab_remove(soft_ctx_of(ctx)->mrs, m);
+	soft_mr_share_put(m->share);
+	free(m);
 	mr->priv = NULL;
 	return 0;
 }
@@ -127,20 +156,20 @@ int soft_rereg_mr(struct pv_context *ctx, struct pv_mr *mr, int flags,
 	};
 	struct soft_mr_share share = { .fd = -1 };
 	struct pv_ipc_mr_reg_resp resp;
+	struct soft_mr *m = mr->priv;
+	struct soft_mr now = *m;
 	int ret;
 
 	if (!(flags & IBV_REREG_MR_CHANGE_TRANSLATION)) {
 		ret = soft_call_fixed(CONN(ctx), PV_OP_MR_REREG, &req.rr,
 				      sizeof(req.rr), &resp, sizeof(resp));
+		if (ret < 0)
+			return ret;
 		goto out;
 	}
-	soft_mr_share_get(addr, length,
-			  (flags & IBV_REREG_MR_CHANGE_ACCESS) ? access : 0,
-			  &share);
+	soft_mr_share_get(addr, length, &share);
 	if (share.fd < 0) {
-		if (getenv("PODVERBS_DEBUG"))
-			fprintf(stderr, "podverbs: ibv_rereg_mr(%p, %zu): "
-				"EOPNOTSUPP: %s\n", addr, length, share.why);
+		mr_debug("ibv_rereg_mr", addr, length, EOPNOTSUPP, share.why);
 		return -EOPNOTSUPP;
 	}
 	req.backing.has_fd = 1;
@@ -151,13 +180,20 @@ int soft_rereg_mr(struct pv_context *ctx, struct pv_mr *mr, int flags,
 		soft_mr_share_put(share.ref);
 		return ret;
 	}
-	soft_mr_share_put(mr->priv);
-	mr->priv = share.ref;
+	soft_mr_share_put(m->share);
+	m->share = share.ref;
+	now.iova = (uintptr_t)addr;
+	now.addr = (uintptr_t)addr;
+	now.length = length;
 out:
-	if (ret < 0)
-		return ret;
 	mr->ibv.lkey = resp.lkey;
 	mr->ibv.rkey = resp.rkey;
+	now.lkey = resp.lkey;
+	if (flags & IBV_REREG_MR_CHANGE_PD)
+		now.pd_handle = pd->handle;
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS)
+		now.access = access;
+	soft_mr_tab_update(soft_ctx_of(ctx)->mrs, m, &now);
 	return 0;
 }
 

@@ -43,6 +43,7 @@ struct soft_ctx {
 	uint32_t poll_yield;		/* yield after this many empty polls
 					 * in a row (0: never) */
 	struct soft_death *death;	/* flushing after engine death */
+	struct soft_mr_tab *mrs;	/* this context's MRs by lkey */
 };
 
 static inline struct soft_ctx *soft_ctx_of(struct pv_context *ctx)
@@ -239,9 +240,50 @@ struct soft_mr_share {
 	void *ref;
 	const char *why;
 };
-void soft_mr_share_get(void *addr, size_t length, unsigned int access,
-		       struct soft_mr_share *out);
+void soft_mr_share_get(void *addr, size_t length, struct soft_mr_share *out);
 void soft_mr_share_put(void *ref);
+
+/* soft_mr_tab.c: what the provider knows of each MR of a context (its
+ * key, PD, range and rights), found by lkey for ibv_advise_mr.  One per
+ * pv_mr, in mr->priv; it also holds the MR's share.  The table's lock is
+ * a leaf: nothing else is taken under it. */
+struct soft_mr {
+	struct soft_mr *next;		/* in the table's bucket of lkey */
+	uint32_t lkey;
+	uint32_t pd_handle;		/* the protection domain's */
+	uint64_t iova;
+	uintptr_t addr;
+	uint64_t length;
+	unsigned int access;		/* enum ibv_access_flags */
+	void *share;			/* soft_mr_share's ref */
+};
+struct soft_mr_tab;
+int soft_mr_tab_new(struct soft_mr_tab **ret_tab);
+void soft_mr_tab_free(struct soft_mr_tab *t);
+void soft_mr_tab_add(struct soft_mr_tab *t, struct soft_mr *m);
+void soft_mr_tab_remove(struct soft_mr_tab *t, struct soft_mr *m);
+/* Moves m to a new lkey and range (rereg); fields as the MR now is. */
+void soft_mr_tab_update(struct soft_mr_tab *t, struct soft_mr *m,
+			const struct soft_mr *now);
+/* Copies the MR of lkey into *ret; -ENOENT when there is none. */
+int soft_mr_tab_find(struct soft_mr_tab *t, uint32_t lkey,
+		     struct soft_mr *ret);
+
+/* soft_odp.c: on-demand paging as a soft device has it (explicit only:
+ * docs/ARCHITECTURE.md, "Memory"), and ibv_advise_mr. */
+/* The implicit ODP form of ibv_reg_mr (the whole address space). */
+bool soft_odp_implicit(const void *addr, size_t length, unsigned int access);
+void soft_odp_caps(struct ibv_device_attr_ex *a);
+/* ibv_advise_mr's checks, pure: the call's arguments, then one SGE
+ * against its MR (found by the caller).  -errno as mlx5 answers. */
+int soft_odp_check_args(uint32_t advice, uint32_t flags,
+			const struct ibv_sge *sg_list, uint32_t num_sge);
+int soft_odp_check_sge(const struct soft_mr *m, uint32_t pd_handle,
+		       uint32_t advice, const struct ibv_sge *sge,
+		       uintptr_t *ret_start, uintptr_t *ret_end);
+/* Installed in verbs_context: the public convention (a positive errno). */
+int soft_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		   uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge);
 
 /* soft_qp_attr.c: pure translation between verbs and IPC structs. */
 void soft_ah_attr_to_ipc(const struct ibv_ah_attr *in,

@@ -34,6 +34,7 @@ DPT_PROGS := \
 	dpt_srq_resize \
 	dpt_mw \
 	dpt_pdomain \
+	dpt_odp \
 	dpt_xrc
 
 # $(call dpt_prog,NAME): $(DPT_DIR)/NAME from NAME.c and the harness.

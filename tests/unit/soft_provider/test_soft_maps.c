@@ -213,7 +213,7 @@ static void test_soft_maps__live_conversion_keeps_contents(void **s)
 
 	assert_true(p != MAP_FAILED);
 	strcpy(p + 100, "before");
-	soft_mr_share_get(p + 100, 2 * pg, IBV_ACCESS_LOCAL_WRITE, &a);
+	soft_mr_share_get(p + 100, 2 * pg, &a);
 	assert_true(a.fd >= 0);
 	/* The pages sit in the memfd at their own addresses. */
 	assert_int_equal(a.fd_offset, (uintptr_t)p + 100);
@@ -223,14 +223,14 @@ static void test_soft_maps__live_conversion_keeps_contents(void **s)
 	assert_int_equal(pread(a.fd, buf, 6, (off_t)(uintptr_t)p + 200), 6);
 	assert_memory_equal(buf, "after", 6);
 	/* A second MR inside the span reuses the memfd. */
-	soft_mr_share_get(p + pg + 8, 16, 0, &b);
+	soft_mr_share_get(p + pg + 8, 16, &b);
 	assert_int_equal(b.fd, a.fd);
 	assert_int_equal(b.fd_offset, (uintptr_t)p + pg + 8);
 	/* Widened past the converted span (a registration cache merging
 	 * regions): the new page joins the memfd, contents kept, the first
 	 * MR's pages where they were. */
 	strcpy(p + 3 * pg + 5, "tail");
-	soft_mr_share_get(p + pg, 3 * pg, 0, &c);
+	soft_mr_share_get(p + pg, 3 * pg, &c);
 	assert_int_equal(c.fd, a.fd);
 	assert_int_equal(c.fd_offset, (uintptr_t)p + pg);
 	assert_string_equal(p + 3 * pg + 5, "tail");
@@ -249,24 +249,21 @@ static void test_soft_maps__live_conversion_keeps_contents(void **s)
 
 		assert_true(q != MAP_FAILED);
 		strcpy(q + 9, "head");
-		soft_mr_share_get(q + pg, pg, 0, &c);
+		soft_mr_share_get(q + pg, pg, &c);
 		assert_true(c.fd >= 0);
-		soft_mr_share_get(q + 9, 2 * pg - 9, 0, &d);
+		soft_mr_share_get(q + 9, 2 * pg - 9, &d);
 		assert_int_equal(d.fd, c.fd);
 		assert_int_equal(d.fd_offset, (uintptr_t)q + 9);
 		assert_string_equal(q + 9, "head");
 		soft_mr_share_put(d.ref);
-		soft_mr_share_get(q + 3 * pg, pg, 0, &d);
+		soft_mr_share_get(q + 3 * pg, pg, &d);
 		assert_true(d.fd >= 0 && d.fd != c.fd);
 		soft_mr_share_put(d.ref);
-		soft_mr_share_get(q, 4 * pg, 0, &d);
+		soft_mr_share_get(q, 4 * pg, &d);
 		assert_int_equal(d.fd, -1);
 		soft_mr_share_put(c.ref);
 		munmap(q, 4 * pg);
 	}
-	/* On-demand paging never converts. */
-	soft_mr_share_get(p + 3 * pg, 8, IBV_ACCESS_ON_DEMAND, &c);
-	assert_int_equal(c.fd, -1);
 	pid = fork();
 	if (pid == 0) {
 		/* MADV_DONTFORK: the span is not mapped in the child. */
@@ -286,12 +283,12 @@ static void test_soft_maps__stack_and_disabled_fall_back(void **s)
 	struct soft_mr_share m;
 	void *h = malloc(1 << 20);
 
-	soft_mr_share_get(local, sizeof(local), 0, &m);
+	soft_mr_share_get(local, sizeof(local), &m);
 	assert_int_equal(m.fd, -1);
 	/* No fallback any more: the caller fails and says why. */
 	assert_non_null(strstr(m.why, "stack"));
 	setenv("PODVERBS_MR_SHARE", "0", 1);
-	soft_mr_share_get(h, 1 << 20, 0, &m);
+	soft_mr_share_get(h, 1 << 20, &m);
 	assert_int_equal(m.fd, -1);
 	assert_non_null(strstr(m.why, "PODVERBS_MR_SHARE=0"));
 	unsetenv("PODVERBS_MR_SHARE");
@@ -328,7 +325,7 @@ static void test_soft_maps__live_file_kinds(void **s)
 	p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	assert_true(p != MAP_FAILED);
 	p[0] = 'w';			/* one page COW'd, one still the file's */
-	soft_mr_share_get(p + 8, 2 * pg - 16, IBV_ACCESS_LOCAL_WRITE, &m);
+	soft_mr_share_get(p + 8, 2 * pg - 16, &m);
 	assert_true(m.fd >= 0);
 	assert_int_equal(m.fd_offset, (uintptr_t)p + 8);
 	assert_int_equal(p[0], 'w');
@@ -343,19 +340,19 @@ static void test_soft_maps__live_file_kinds(void **s)
 
 	p = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	assert_true(p != MAP_FAILED);
-	soft_mr_share_get(p, pg, 0, &m);
+	soft_mr_share_get(p, pg, &m);
 	assert_int_equal(m.fd, -1);
 	munmap(p, pg);
 	p = mmap(NULL, pg, PROT_READ, MAP_PRIVATE, fd, 0);
 	assert_true(p != MAP_FAILED);
-	soft_mr_share_get(p, pg, 0, &m);
+	soft_mr_share_get(p, pg, &m);
 	assert_int_equal(m.fd, -1);
 	munmap(p, pg);
 	/* Three pages over a two-page file: the copy faults (EFAULT, no
 	 * SIGBUS) and nothing is remapped. */
 	p = mmap(NULL, 3 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	assert_true(p != MAP_FAILED);
-	soft_mr_share_get(p, 3 * pg, 0, &m);
+	soft_mr_share_get(p, 3 * pg, &m);
 	assert_int_equal(m.fd, -1);
 	assert_non_null(strstr(m.why, "failed"));
 	assert_int_equal(p[0], 'f');
@@ -366,7 +363,7 @@ static void test_soft_maps__live_file_kinds(void **s)
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
 	if (p != MAP_FAILED) {
 		p[0] = 1;
-		soft_mr_share_get(p, 4096, 0, &m);
+		soft_mr_share_get(p, 4096, &m);
 		assert_int_equal(m.fd, -1);
 		munmap(p, 2 << 20);
 	}
@@ -383,10 +380,10 @@ static void test_soft_maps__live_static_buffers(void **s)
 	struct soft_mr_share a, b;
 
 	strcpy(bss_buf + 70000, "in .bss");
-	soft_mr_share_get(data_buf, sizeof(data_buf), 0, &a);
+	soft_mr_share_get(data_buf, sizeof(data_buf), &a);
 	assert_true(a.fd >= 0);
 	assert_string_equal(data_buf, "in .data");
-	soft_mr_share_get(bss_buf, sizeof(bss_buf), 0, &b);
+	soft_mr_share_get(bss_buf, sizeof(bss_buf), &b);
 	assert_true(b.fd >= 0);
 	assert_string_equal(bss_buf + 70000, "in .bss");
 	bss_buf[70001] = 'N';
