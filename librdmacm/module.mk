@@ -14,6 +14,7 @@ RC_SRCS := \
 	librdmacm/rc_mcast.c \
 	librdmacm/rc_id.c \
 	librdmacm/rc_qp.c \
+	librdmacm/rc_srq.c \
 	librdmacm/rc_rs_grant.c \
 	librdmacm/rc_rs_iomap.c \
 	librdmacm/rc_rs_peermap.c \

@@ -106,9 +106,19 @@ void rc_mc_free_all(struct rc_id *id);
 
 struct rc_event *rc_sync_take_request(struct rc_id *l);
 
+/* rc_id.c: rdma_create_id with the QP type rdma_create_ep asks for
+ * (kept for RDMA_PS_IB only); -errno. */
+int rc_id_create(struct rdma_event_channel *channel, struct rdma_cm_id **id,
+		 void *context, enum rdma_port_space ps, enum ibv_qp_type qpt);
+
 /* rc_conn.c */
 /* Moves id's QP along as the kernel's CM attributes say (INIT/RTR/RTS). */
 int rc_qp_to(struct rc_id *id, enum ibv_qp_state state);
 int rc_qp_to_err(struct rc_id *id);
+/* rc_qp.c: a CQ with its own completion channel; the id's own CQs
+ * (own_cqs) destroyed.  rc_srq.c makes an XRC SRQ's so. */
+int rc_qp_make_cq(struct rc_id *id, uint32_t cqe, struct ibv_cq **cq,
+		  struct ibv_comp_channel **chan);
+void rc_qp_destroy_cqs(struct rc_id *id);
 
 #endif /* RC_CM_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * CM calls not implemented yet (issue 11, later parts): ECE,
- * SRQs on an id, rdma_notify.  ENOSYS under the debug flag's one line.
+ * CM calls not implemented yet (issue 11, later parts): ECE and
+ * rdma_notify.  ENOSYS under the debug flag's one line.
  */
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
@@ -27,21 +27,4 @@ RC_EXPORT int rdma_reject_ece(struct rdma_cm_id *id, const void *data,
 RC_EXPORT int rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
 {
 	return rc_unimplemented("rdma_notify");
-}
-
-RC_EXPORT int rdma_create_srq(struct rdma_cm_id *id, struct ibv_pd *pd,
-			      struct ibv_srq_init_attr *attr)
-{
-	return rc_unimplemented("rdma_create_srq");
-}
-
-RC_EXPORT int rdma_create_srq_ex(struct rdma_cm_id *id,
-				 struct ibv_srq_init_attr_ex *attr)
-{
-	return rc_unimplemented("rdma_create_srq_ex");
-}
-
-RC_EXPORT void rdma_destroy_srq(struct rdma_cm_id *id)
-{
-	rc_unimplemented("rdma_destroy_srq");
 }

@@ -255,9 +255,11 @@ static int create_ep(struct rdma_cm_id **out, struct rdma_addrinfo *res,
 
 	if (!out || !res)
 		return -EINVAL;
-	if (rdma_create_id(NULL, &pub, NULL,
-			   (enum rdma_port_space)res->ai_port_space))
-		return -errno;
+	ret = rc_id_create(NULL, &pub, NULL,
+			   (enum rdma_port_space)res->ai_port_space,
+			   (enum ibv_qp_type)res->ai_qp_type);
+	if (ret < 0)
+		return ret;
 	id = rc_id_of(pub);
 	if (res->ai_flags & RAI_PASSIVE) {
 		ret = rdma_bind_addr(pub, res->ai_src_addr) ? -errno : 0;
@@ -299,6 +301,7 @@ RC_EXPORT void rdma_destroy_ep(struct rdma_cm_id *pub)
 	if (!pub)
 		return;
 	rdma_destroy_qp(pub);
+	rdma_destroy_srq(pub);
 	free(id->ep_attr);
 	id->ep_attr = NULL;
 	free(pub->event);

@@ -12,4 +12,7 @@ int rc_dev_snapshot(struct ibv_context ***out, int *num);
 /* ctx's default PD (made once), or NULL. */
 struct ibv_pd *rc_dev_pd(struct ibv_context *ctx);
 
+/* ctx's default XRC domain (made once, no file), or NULL with errno. */
+struct ibv_xrcd *rc_dev_xrcd(struct ibv_context *ctx);
+
 #endif /* RC_DEV_H */

@@ -5,6 +5,8 @@
  * rdma-core's librdmacm keeps them: ids point at them, so they are never
  * closed under a caller).  The list returned is the caller's to free.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -16,6 +18,7 @@
 static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ibv_context **dev_ctx;	/* NULL-terminated once opened */
 static struct ibv_pd **dev_pd;		/* each device's default PD */
+static struct ibv_xrcd **dev_xrcd;	/* and XRC domain */
 static int dev_num;
 
 /* Opens every device once; devices that fail to open are left out. */
@@ -31,11 +34,14 @@ static int open_all(void)
 		return -errno;
 	dev_ctx = calloc((size_t)n + 1, sizeof(*dev_ctx));
 	dev_pd = calloc((size_t)n + 1, sizeof(*dev_pd));
-	if (dev_ctx == NULL || dev_pd == NULL) {
+	dev_xrcd = calloc((size_t)n + 1, sizeof(*dev_xrcd));
+	if (dev_ctx == NULL || dev_pd == NULL || dev_xrcd == NULL) {
 		free(dev_ctx);
 		free(dev_pd);
+		free(dev_xrcd);
 		dev_ctx = NULL;
 		dev_pd = NULL;
+		dev_xrcd = NULL;
 		ibv_free_device_list(list);
 		return -ENOMEM;
 	}
@@ -80,6 +86,34 @@ struct ibv_pd *rc_dev_pd(struct ibv_context *ctx)
 	}
 	pthread_mutex_unlock(&dev_lock);
 	return pd;
+}
+
+/* As rdma-core's librdmacm: an XRC id given no domain uses its device's,
+ * a domain of no file (fd -1), made once and kept like the PD. */
+struct ibv_xrcd *rc_dev_xrcd(struct ibv_context *ctx)
+{
+	struct ibv_xrcd_init_attr attr = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1,
+		.oflags = O_CREAT,
+	};
+	struct ibv_xrcd *x = NULL;
+	int err = ENODEV;
+
+	pthread_mutex_lock(&dev_lock);
+	for (int i = 0; dev_ctx && i < dev_num; i++) {
+		if (dev_ctx[i] != ctx)
+			continue;
+		if (!dev_xrcd[i])
+			dev_xrcd[i] = ibv_open_xrcd(ctx, &attr);
+		x = dev_xrcd[i];
+		err = errno;
+		break;
+	}
+	pthread_mutex_unlock(&dev_lock);
+	if (!x)
+		errno = err;
+	return x;
 }
 
 RC_EXPORT struct ibv_context **rdma_get_devices(int *num_devices)

@@ -247,8 +247,15 @@ int rc_sync_wait(struct rc_id *id, enum rdma_cm_event_type want)
 		}
 		ret = e->pub.event == want && e->pub.status == 0 ? 0 :
 		      event_errno(e);
-		free(e);
-		return ret;
+		if (ret < 0) {
+			free(e);
+			return ret;
+		}
+		/* Kept in id->event until the id's next call, as rdma-core
+		 * does: rdma_xclient reads the REP's private data there. */
+		free(id->pub.event);
+		id->pub.event = &e->pub;
+		return 0;
 	}
 }
 

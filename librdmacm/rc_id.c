@@ -14,6 +14,19 @@
 #include "librdmacm/rc_cm.h"
 #include "librdmacm/rc_core.h"
 
+/* The QP type an id of ps has: TCP RC and UDP UD whatever was asked (as
+ * the kernel's ucma decides), IB the caller's (rdma_create_ep's
+ * ai_qp_type: RC or either end of XRC). */
+static enum ibv_qp_type qp_type_of(enum rdma_port_space ps,
+				   enum ibv_qp_type asked)
+{
+	switch (ps) {
+	case RDMA_PS_TCP: return IBV_QPT_RC;
+	case RDMA_PS_UDP: return IBV_QPT_UD;
+	default: return asked ? asked : IBV_QPT_RC;
+	}
+}
+
 static int create_id(struct rdma_event_channel *channel,
 		     struct rdma_cm_id **out, void *context,
 		     enum rdma_port_space ps, enum ibv_qp_type qpt)
@@ -63,16 +76,16 @@ RC_EXPORT int rdma_create_id(struct rdma_event_channel *channel,
 			     struct rdma_cm_id **id, void *context,
 			     enum rdma_port_space ps)
 {
-	enum ibv_qp_type qpt;
+	return rc_ret(rc_id_create(channel, id, context, ps, 0));
+}
 
-	switch (ps) {
-	case RDMA_PS_TCP: qpt = IBV_QPT_RC; break;
-	case RDMA_PS_UDP: qpt = IBV_QPT_UD; break;
-	default:
-		/* IB and IPoIB port spaces need an IB fabric. */
-		return rc_ret(-EPROTONOSUPPORT);
-	}
-	return rc_ret(create_id(channel, id, context, ps, qpt));
+int rc_id_create(struct rdma_event_channel *channel, struct rdma_cm_id **id,
+		 void *context, enum rdma_port_space ps, enum ibv_qp_type qpt)
+{
+	/* IPoIB's port space needs an IB fabric. */
+	if (ps != RDMA_PS_TCP && ps != RDMA_PS_UDP && ps != RDMA_PS_IB)
+		return -EPROTONOSUPPORT;
+	return create_id(channel, id, context, ps, qp_type_of(ps, qpt));
 }
 
 RC_EXPORT int rdma_destroy_id(struct rdma_cm_id *pub)

@@ -62,6 +62,7 @@ enum pv_cm_event_type {
 /* Port spaces (enum rdma_port_space). */
 #define PV_CM_PS_TCP	0x0106
 #define PV_CM_PS_UDP	0x0111
+#define PV_CM_PS_IB	0x013f	/* connected QPs of the id's own type: RC, XRC */
 
 /* Private data limits of the kernel's RDMA CM over IB CM (IBA 12.6: REQ
  * 92, REP 196, REJ 148 bytes; the RDMA CM's own 36-byte header takes
@@ -78,6 +79,7 @@ enum pv_cm_event_type {
  * table 112). */
 #define PV_CM_REJ_TIMEOUT		1	/* the other end went away */
 #define PV_CM_REJ_INVALID_SERVICE_ID	8	/* no listener */
+#define PV_CM_REJ_INVALID_TRANSPORT	9	/* XRC against a non-XRC id */
 #define PV_CM_REJ_CONSUMER_DEFINED	28	/* rdma_reject */
 
 /* An IP endpoint: IPv4 as an IPv4-mapped IPv6 address (as GIDs hold it). */

@@ -36,8 +36,24 @@ if command -v rdma_xserver >/dev/null &&
 		case_fail rdma_xserver "no 'end 0' lines"
 	fi
 fi
-# '-c x' (XRC) is not run: it needs RDMA_PS_IB, rdma_create_srq on an id
-# with an XRC SRQ, ibv_open_xrcd and XRC_SEND/XRC_RECV QPs, none of which
-# the soft device or our librdmacm implement yet (librdmacm/README.md).
-echo "note rdma_xserver -c x (XRC) not run: no XRC on the soft device"
+# '-c x': XRC through the CM (RDMA_PS_IB).  The server's XRC_RECV QP
+# (made by rdma_get_request in the device's XRC domain) has no receive
+# queue: its rdma_get_recv_comp completes only if the client's XRC SEND,
+# addressed to the SRQ number the REP's private data carried, landed in
+# the XRC SRQ rdma_create_srq made.  Across nodes the REQ says XRC
+# (transport 3, extended 1) and the REP carries the target's QPN in its
+# EECN field, as the kernel's IB CM does.
+x0=$(cm_stat 2 cm_transport_mismatch)
+if command -v rdma_xserver >/dev/null &&
+   cm_case rdma_xserver_x 30 "rdma_xserver -c x" \
+	   "rdma_xclient -c x -s $POD_B_IP"; then
+	if grep -q 'rdma_xserver: end 0' "$TMP/rdma_xserver_x.srv" &&
+	   grep -q 'rdma_xclient: end 0' "$TMP/rdma_xserver_x.cli"; then
+		case_ok "rdma_xserver/rdma_xclient -c x: XRC SEND into the server's XRC SRQ through an XRC_RECV QP"
+	else
+		case_fail rdma_xserver_x "no 'end 0' lines: $(cat "$TMP/rdma_xserver_x.srv" "$TMP/rdma_xserver_x.cli")"
+	fi
+fi
+[ "$(cm_stat 2 cm_transport_mismatch)" = "$x0" ] ||
+	case_fail rdma_xserver_x "cm_transport_mismatch rose: $x0 -> $(cm_stat 2 cm_transport_mismatch)"
 pairs_done

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # Our IB CM MADs as a real peer reads them: cm-mad-vectors encodes a REQ
 # (RoCEv2 fields, the RDMA CM IP header in its private data), REP, RTU,
-# REJ, DREQ, DREP and a ClassPortInfo GetResp with our codec; they go
-# into RoCEv2 UD packets to QP1 and Wireshark's InfiniBand dissector
-# (tshark) decodes them; every field it shows must be the value we put.
+# REJ, DREQ, DREP, a ClassPortInfo GetResp and XRC's REQ and REP with
+# our codec; they go into RoCEv2 UD packets to QP1 and Wireshark's
+# InfiniBand dissector (tshark) decodes them; every field it shows must
+# be the value we put.
 # Not compared: the REQ's primary flow label and packet rate, which
 # Wireshark 4.0 reads from a 3-byte window (it shows 0xabc for 0xabcde);
 # the unit test pins those bytes to the kernel's layout (IBA_FIELD32_LOC
@@ -19,7 +20,8 @@ trap 'rm -rf "$TMP"' EXIT
 "$VEC" "$TMP" || fail "cm-mad-vectors failed"
 python3 "$PV_ROOT/tests/integration/cm/cm_pcap.py" "$TMP/cm.pcap" \
 	"$TMP/req.mad" "$TMP/rep.mad" "$TMP/rtu.mad" "$TMP/rej.mad" \
-	"$TMP/dreq.mad" "$TMP/drep.mad" "$TMP/cpi_resp.mad" || fail "pcap"
+	"$TMP/dreq.mad" "$TMP/drep.mad" "$TMP/cpi_resp.mad" \
+	"$TMP/req_xrc.mad" "$TMP/rep_xrc.mad" || fail "pcap"
 
 # field=expected, one packet per block; tshark prints them in this order.
 check() {
@@ -90,4 +92,16 @@ check 6 infiniband.mad.attributeid=0x0016 \
 	infiniband.cm.drsp.remotecommid=0xa1b2c3d4
 check 7 infiniband.mad.method=0x81 infiniband.mad.attributeid=0x0001 \
 	infiniband.mad.status=0x0000 infiniband.mad.transactionid=0x0000000000000006
-echo "PASS: tshark decodes our REQ/REP/RTU/REJ/DREQ/DREP/ClassPortInfo as encoded"
+# XRC (rdmacm_static.sh's rdma_xserver/rdma_xclient -c x across nodes).
+check 8 infiniband.mad.attributeid=0x0010 \
+	infiniband.cm.req.serviceid.prefix=0000000001 \
+	infiniband.cm.req.serviceid.protocol=0x3f \
+	infiniband.cm.req.serviceid.dport=0x1d2f \
+	infiniband.cm.req.localqpn=0x000123 infiniband.cm.req.responderres=0x00 \
+	infiniband.cm.req.transpsvctype=0x03 infiniband.cm.req.retrcount=0x00 \
+	infiniband.cm.req.rnrretrcount=0x00 infiniband.cm.req.srq=0x00 \
+	infiniband.cm.req.ext_transport=0x01
+check 9 infiniband.mad.attributeid=0x0013 \
+	infiniband.cm.rep.localqpn=0x000000 infiniband.cm.rep.localeecn=0xfedcba \
+	infiniband.cm.rep.srq=0x01
+echo "PASS: tshark decodes our REQ/REP/RTU/REJ/DREQ/DREP/ClassPortInfo and XRC's REQ/REP as encoded"

@@ -163,4 +163,13 @@ void eng_cm_conn_abort(struct eng *e, struct eng_cm_id *id);
 int eng_cm_svc_wire_connect(struct eng *e, struct eng_cm_id *id,
 			    const struct eng_cmid_msg *m);
 
+/* eng_cm_qpt.c: the QP types an id of port space ps may have, as the
+ * kernel's ucma gives them: TCP RC, UDP UD, IB the library's own choice
+ * among the connected ones served here (RC, XRC_SEND, XRC_RECV). */
+bool eng_cm_qpt_ok(uint32_t ps, uint32_t qp_type);
+/* An XRC initiator (XRC_SEND) connects only to an XRC target listener
+ * (XRC_RECV), any other connected type only to its like (the REQ's
+ * transport type names XRC): false is a REJ "invalid transport". */
+bool eng_cm_qpt_match(uint32_t active_qpt, uint32_t listener_qpt);
+
 #endif /* ENG_CM_H */

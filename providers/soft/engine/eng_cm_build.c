@@ -27,6 +27,7 @@ static int build_req(const struct eng_cm_conn *c, const struct eng_cm_params *p,
 	r->initiator_depth = p->initiator_depth;
 	r->remote_cm_response_timeout = p->remote_cm_response_timeout;
 	r->transport_type = p->transport_type;
+	r->ext_transport_type = p->ext_transport_type;
 	r->starting_psn = p->starting_psn;
 	r->local_cm_response_timeout = p->local_cm_response_timeout;
 	r->retry_count = p->retry_count;
@@ -56,6 +57,13 @@ static int build_rep(const struct eng_cm_conn *c, const struct eng_cm_params *p,
 	r->rnr_retry_count = p->rnr_retry_count;
 	r->srq = p->srq;
 	r->local_ca_guid = p->local_ca_guid;
+	if (p->xrc_tgt) {
+		/* An XRC target has no send queue of its own to pair. */
+		r->local_eecn = c->local_qpn;
+		r->local_qpn = 0;
+		r->initiator_depth = 0;
+		r->srq = 1;
+	}
 	return pdata(p, r->private_data, sizeof(r->private_data), &r->private_data_len);
 }
 

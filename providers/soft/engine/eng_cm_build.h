@@ -29,6 +29,9 @@ struct eng_cm_params {
 	uint8_t  local_cm_response_timeout;  /* 5 bits: how long we take */
 	uint8_t  remote_cm_response_timeout; /* 5 bits: how long we wait */
 	uint8_t  transport_type;	/* enum eng_cm_transport */
+	uint8_t  ext_transport_type;	/* 3 bits: 1 XRC (with transport EXT) */
+	uint8_t  xrc_tgt;		/* REP of an XRC target: its QPN in the
+					 * EECN field, SRQ set (IBA 14.6.3.2) */
 	uint8_t  retry_count;		/* 3 bits */
 	uint8_t  rnr_retry_count;	/* 3 bits */
 	uint8_t  path_mtu;		/* 4 bits, 1..5 */

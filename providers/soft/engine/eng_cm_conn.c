@@ -16,6 +16,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <infiniband/verbs.h>
+
 #include "providers/soft/engine/eng_cm.h"
 #include "providers/soft/engine/eng_cm_wire.h"
 #include "providers/soft/engine/eng_log.h"
@@ -110,6 +112,8 @@ int eng_op_cm_connect(struct eng_req *r)
 		return -EINVAL;
 	if (id->state != ENG_CMID_ROUTE)
 		return eng_cm_bad(r, -EINVAL, "connect before route resolved");
+	if (id->qp_type == IBV_QPT_XRC_RECV)
+		return eng_cm_bad(r, -EINVAL, "an XRC target id only accepts");
 	ret = take_msg(r, ENG_CMID_MSG_REQ, id->ps == PV_CM_PS_UDP ?
 		       PV_CM_SIDR_REQ_PDATA : PV_CM_REQ_PDATA, &m);
 	if (ret < 0)
@@ -124,6 +128,11 @@ int eng_op_cm_connect(struct eng_req *r)
 	if (!l) {
 		eng_stat_inc(cm_no_listener);
 		reject_active(id, PV_CM_REJ_INVALID_SERVICE_ID, NULL);
+		return 0;
+	}
+	if (!eng_cm_qpt_match(id->qp_type, l->qp_type)) {
+		eng_stat_inc(cm_transport_mismatch);
+		reject_active(id, PV_CM_REJ_INVALID_TRANSPORT, NULL);
 		return 0;
 	}
 	if (l->pending >= l->backlog) {
@@ -156,6 +165,7 @@ static void ep_of(const struct eng_cm_id *id, struct eng_cm_wire_ep *ep)
 	ep->tos = id->tos;
 	ep->ack_timeout = id->ack_timeout;
 	ep->path_mtu = id->path_mtu;
+	ep->xrc = id->qp_type == IBV_QPT_XRC_SEND;
 }
 
 int eng_cm_svc_wire_connect(struct eng *e, struct eng_cm_id *id,

@@ -69,8 +69,12 @@ int eng_op_cm_id_create(struct eng_req *r)
 
 	if (!r->c->cm)
 		return eng_cm_bad(r, -EINVAL, "no CM channel (CM_OPEN)");
-	if (in->ps != PV_CM_PS_TCP && in->ps != PV_CM_PS_UDP)
+	if (in->ps != PV_CM_PS_TCP && in->ps != PV_CM_PS_UDP &&
+	    in->ps != PV_CM_PS_IB)
 		return eng_cm_bad(r, -EPROTONOSUPPORT, "port space");
+	if (!eng_cm_qpt_ok(in->ps, in->qp_type))
+		return eng_cm_bad(r, -EPROTONOSUPPORT,
+				  "QP type not of the port space");
 	id = eng_cm_id_new(r->e, r->c, &err);
 	if (!id)
 		return err;

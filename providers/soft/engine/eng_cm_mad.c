@@ -8,6 +8,7 @@
  * message.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -511,9 +512,13 @@ void eng_cm_mad_get_resp(const struct eng_cm_mad_hdr *get,
 
 int eng_cm_req_check(const struct eng_cm_req *req)
 {
-	/* We serve RC and UC connections (UD goes through SIDR). */
+	/* We serve RC, UC and XRC connections (UD goes through SIDR). */
+	bool xrc = req->transport_type == ENG_CM_TRANSPORT_EXT;
+
 	if (req->transport_type != ENG_CM_TRANSPORT_RC &&
-	    req->transport_type != ENG_CM_TRANSPORT_UC)
+	    req->transport_type != ENG_CM_TRANSPORT_UC && !xrc)
+		return ENG_CM_REJ_INVALID_TRANSPORT_TYPE;
+	if (xrc && req->ext_transport_type != ENG_CM_EXT_TRANSPORT_XRC)
 		return ENG_CM_REJ_INVALID_TRANSPORT_TYPE;
 	if (req->path_mtu < 1 || req->path_mtu > 5)
 		return ENG_CM_REJ_INVALID_MTU;
@@ -521,7 +526,8 @@ int eng_cm_req_check(const struct eng_cm_req *req)
 	if (req->primary.hop_limit == 0)
 		return ENG_CM_REJ_INVALID_HOP_LIMIT;
 	/* QPN 0 and 1 are the SMI/GSI QPs, never a connection's. */
-	if (req->local_qpn <= 1 || req->rdc_exists || req->ext_transport_type)
+	if (req->local_qpn <= 1 || req->rdc_exists ||
+	    (!xrc && req->ext_transport_type))
 		return ENG_CM_REJ_UNSUPPORTED;
 	return 0;
 }

@@ -95,6 +95,7 @@ enum eng_cm_transport {
 	ENG_CM_TRANSPORT_RD	= 2,
 	ENG_CM_TRANSPORT_EXT	= 3,	/* see ext_transport_type: 1 = XRC */
 };
+#define ENG_CM_EXT_TRANSPORT_XRC	1u
 
 /* REJ "message REJected" / MRA "message MRAed" (2 bits). */
 enum eng_cm_msg_ref {

@@ -333,7 +333,8 @@ static void rx_req_sent(struct eng_cm_conn *c, const struct eng_cm_msg *m,
 	switch (m->hdr.attr_id) {
 	case ENG_CM_ATTR_REP:
 		c->remote_id = m->u.rep.local_comm_id;
-		c->remote_qpn = m->u.rep.local_qpn;
+		c->remote_qpn = c->xrc ? m->u.rep.local_eecn :
+					 m->u.rep.local_qpn;
 		a->timer = ENG_CM_TIMER_CANCEL;
 		a->event = ENG_CM_UEV_REP_RCVD;
 		c->state = ENG_CM_REP_RCVD;

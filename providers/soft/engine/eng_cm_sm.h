@@ -107,6 +107,8 @@ struct eng_cm_conn {
 	uint64_t peer;		/* caller's key of the sender (GID hash, pod) */
 	uint32_t local_qpn;
 	uint32_t remote_qpn;
+	uint8_t  xrc;		/* XRC initiator (active) or target: the
+				 * REP's QPN is in its EECN field */
 	uint32_t resp_ms;	/* wait for an answer before resending */
 	uint32_t timewait_ms;
 	uint64_t tid;		/* of the exchange in progress: the step copies

@@ -265,9 +265,10 @@ static void build_send(struct eng *e, struct eng_cm_wconn *w,
 	w->prm.private_data_len = 0;
 }
 
-static void param_of_rep(const struct eng_cm_rep *r, struct pv_cm_conn_param *p)
+static void param_of_rep(const struct eng_cm_rep *r, bool xrc,
+			 struct pv_cm_conn_param *p)
 {
-	p->qp_num = r->local_qpn;
+	p->qp_num = xrc ? r->local_eecn : r->local_qpn;
 	p->psn = r->starting_psn;
 	p->responder_resources = r->responder_resources;
 	p->initiator_depth = r->initiator_depth;
@@ -293,7 +294,7 @@ static void user_event(struct eng_cm_wconn *w, const struct eng_cm_act *act,
 	case ENG_CM_UEV_REP_RCVD:
 		if (attr != ENG_CM_ATTR_REP)
 			return;
-		param_of_rep(&rcv->u.rep, &p);
+		param_of_rep(&rcv->u.rep, w->ep.xrc, &p);
 		eng_cm_svc_wire_event(w->id, PV_CM_EV_CONNECT_RESPONSE, 0, &p,
 				      rcv->u.rep.private_data, PV_CM_REP_PDATA);
 		return;
@@ -428,6 +429,16 @@ static void req_params(struct eng_dev *d, struct eng_cm_wconn *w,
 	q->rnr_retry_count = p->rnr_retry_count & 7;
 	q->path_mtu = (uint8_t)(w->ep.path_mtu ? w->ep.path_mtu : 3);
 	q->srq = p->srq ? 1 : 0;
+	if (w->ep.xrc) {
+		/* An XRC initiator has no receive side: the REQ leaves its
+		 * responder resources, retry counts and SRQ bit zero. */
+		q->transport_type = ENG_CM_TRANSPORT_EXT;
+		q->ext_transport_type = ENG_CM_EXT_TRANSPORT_XRC;
+		q->responder_resources = 0;
+		q->retry_count = 0;
+		q->rnr_retry_count = 0;
+		q->srq = 0;
+	}
 	memcpy(q->path.local_gid, w->ep.sgid, 16);
 	memcpy(q->path.remote_gid, w->ep.dgid, 16);
 	q->path.traffic_class = w->ep.tos;
@@ -470,6 +481,7 @@ int eng_cm_wire_connect(struct eng *e, struct eng_cm_id *id,
 	}
 	w->sm->state = ENG_CM_IDLE;
 	w->sm->local_qpn = p->qp_num & 0xffffff;
+	w->sm->xrc = ep->xrc;
 	w->sm->max_retries = (uint8_t)eng_lim.cm_max_retries;
 	/* We wait for the REP as long as we tell the peer it may take
 	 * (the kernel: both are CMA_CM_RESPONSE_TIMEOUT). */
@@ -515,6 +527,7 @@ int eng_cm_wire_accept(struct eng *e, struct eng_cm_wconn *w,
 	q->rnr_retry_count = p->rnr_retry_count & 7;
 	q->srq = p->srq ? 1 : 0;
 	q->target_ack_delay = 15;	/* rxe's ack delay */
+	q->xrc_tgt = w->ep.xrc;
 	q->qkey = p->qkey;
 	q->sidr_status = ENG_CM_SIDR_SUCCESS;
 	user_pdata(w, pdata, len, sidr ? PV_CM_SIDR_REP_PDATA : PV_CM_REP_PDATA);

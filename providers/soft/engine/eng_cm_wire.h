@@ -43,13 +43,15 @@ struct eng_cm_wconn;		/* opaque to the service */
 /* The two ends of a connection seen from this engine. */
 struct eng_cm_wire_ep {
 	uint32_t dev_id;
-	uint32_t ps;			/* PV_CM_PS_TCP / PV_CM_PS_UDP */
+	uint32_t ps;			/* PV_CM_PS_TCP / _UDP / _IB */
 	uint8_t sgid[16];		/* ours: IPv4 as ::ffff:a.b.c.d */
 	uint8_t dgid[16];		/* the peer's */
 	uint16_t sport, dport;		/* host order */
 	uint8_t tos;
 	uint8_t ack_timeout;		/* 0: the kernel's for RoCE */
 	uint32_t path_mtu;		/* enum ibv_mtu */
+	uint8_t xrc;			/* XRC: we are the initiator if we sent
+					 * the REQ, else the target */
 };
 
 /* Service -> wire.  Private data is the user's (the RDMA CM IP header is

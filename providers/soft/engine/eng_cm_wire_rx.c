@@ -162,7 +162,7 @@ static void new_req(struct eng *e, const struct rx_ctx *x,
 		return;
 	}
 	if (eng_cm_service_id_parse(sid, &ps, &port) < 0 ||
-	    (ps != PV_CM_PS_TCP && ps != PV_CM_PS_UDP) ||
+	    (ps != PV_CM_PS_TCP && ps != PV_CM_PS_UDP && ps != PV_CM_PS_IB) ||
 	    (ps == PV_CM_PS_UDP) != sidr ||
 	    eng_cm_pdata_decode(pd, pdlen, &h) < 0 ||
 	    !hdr_dst_ok(&h, x->np->dst)) {
@@ -186,7 +186,9 @@ static void new_req(struct eng *e, const struct rx_ctx *x,
 	ep.sport = port;
 	ep.dport = h.src_port;
 	ep.path_mtu = sidr ? 0 : m->u.req.path_mtu;
+	ep.xrc = !sidr && m->u.req.transport_type == ENG_CM_TRANSPORT_EXT;
 	w->ep = ep;
+	w->sm->xrc = ep.xrc;
 	w->peer_qp1 = x->sqpn;
 	w->prm.service_id = sid;
 	w->prm.local_ca_guid = x->d->guid;

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <infiniband/verbs.h>
+
 #include "providers/soft/engine/eng_cm.h"
 #include "providers/soft/engine/eng_cm_wire.h"
 #include "providers/soft/engine/eng_log.h"
@@ -53,6 +55,12 @@ struct eng_cm_id *eng_cm_svc_wire_req(struct eng *e, struct eng_dev *d,
 	if (!l) {
 		eng_stat_inc(cm_no_listener);
 		*ret_reason = PV_CM_REJ_INVALID_SERVICE_ID;
+		return NULL;
+	}
+	if (!eng_cm_qpt_match(ep->xrc ? IBV_QPT_XRC_SEND : IBV_QPT_RC,
+			      l->qp_type)) {
+		eng_stat_inc(cm_transport_mismatch);
+		*ret_reason = PV_CM_REJ_INVALID_TRANSPORT;
 		return NULL;
 	}
 	if (l->pending >= l->backlog) {

@@ -105,6 +105,7 @@
 	X(cm_rejects)			\
 	X(cm_no_listener)		\
 	X(cm_backlog_full)		\
+	X(cm_transport_mismatch)	\
 	X(cm_disconnects)		\
 	X(cm_listens)		\
 	X(wire_tx_pkts)	\

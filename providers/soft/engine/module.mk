@@ -10,6 +10,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_cm_mcast.c \
 	providers/soft/engine/eng_cm_core.c \
 	providers/soft/engine/eng_cm_id.c \
+	providers/soft/engine/eng_cm_qpt.c \
 	providers/soft/engine/eng_cm_wire.c \
 	providers/soft/engine/eng_cm_wire_rx.c \
 	providers/soft/engine/eng_cm_wire_svc.c \

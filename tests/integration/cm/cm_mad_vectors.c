@@ -83,7 +83,18 @@ static int req(void)
 				r->private_data, sizeof(r->private_data),
 				&r->private_data_len) < 0)
 		return 1;
-	return put("req", &m);
+	if (put("req", &m))
+		return 1;
+	/* An XRC initiator's (rdma_xclient -c x): the IB port space,
+	 * transport EXT with extended type XRC, no receive side's fields. */
+	r->service_id = eng_cm_service_id(ENG_CM_PS_IB, 7471);
+	r->transport_type = ENG_CM_TRANSPORT_EXT;
+	r->ext_transport_type = ENG_CM_EXT_TRANSPORT_XRC;
+	r->responder_resources = 0;
+	r->retry_count = 0;
+	r->rnr_retry_count = 0;
+	r->srq = 0;
+	return put("req_xrc", &m);
 }
 
 static int rep(void)
@@ -103,7 +114,14 @@ static int rep(void)
 	m.u.rep.rnr_retry_count = 5;
 	m.u.rep.srq = 1;
 	m.u.rep.local_ca_guid = 0x0102030405060708ull;
-	return put("rep", &m);
+	if (put("rep", &m))
+		return 1;
+	/* An XRC target's: its QPN in the EECN field, SRQ set. */
+	m.u.rep.local_qpn = 0;
+	m.u.rep.local_eecn = 0xfedcba;
+	m.u.rep.initiator_depth = 0;
+	m.u.rep.e2e_flow_control = 0;
+	return put("rep_xrc", &m);
 }
 
 static int small(void)

@@ -151,14 +151,31 @@ static struct pv_cm_addr ip(const char *s, uint16_t port)
 	return a;
 }
 
+static int create_id(struct fx *f, struct pod *p, uint32_t ps,
+		     uint32_t qpt, uint32_t *ret_id)
+{
+	struct pv_ipc_cm_id_create req = { .ps = ps, .qp_type = qpt };
+	struct pv_ipc_cm_ref rep;
+	int ret = call(f, p, PV_OP_CM_ID_CREATE, &req, sizeof(req), &rep,
+		       sizeof(rep));
+
+	*ret_id = rep.id;
+	return ret;
+}
+
+static uint32_t new_id_of(struct fx *f, struct pod *p, uint32_t ps,
+			  uint32_t qpt)
+{
+	uint32_t id;
+
+	assert_int_equal(create_id(f, p, ps, qpt, &id), 0);
+	return id;
+}
+
 static uint32_t new_id(struct fx *f, struct pod *p, uint32_t ps)
 {
-	struct pv_ipc_cm_id_create req = { .ps = ps, .qp_type = 2 };
-	struct pv_ipc_cm_ref rep;
-
-	assert_int_equal(call(f, p, PV_OP_CM_ID_CREATE, &req, sizeof(req),
-			      &rep, sizeof(rep)), 0);
-	return rep.id;
+	return new_id_of(f, p, ps, ps == PV_CM_PS_UDP ? IBV_QPT_UD :
+							IBV_QPT_RC);
 }
 
 static int bind_to(struct fx *f, struct pod *p, uint32_t id,
@@ -212,9 +229,10 @@ static void expect_event(struct pod *p, uint32_t type, int32_t status,
 }
 
 /* An active id of pod a resolved towards b's 10.0.0.2:port. */
-static uint32_t active_to(struct fx *f, uint16_t port)
+static uint32_t active_of(struct fx *f, uint16_t port, uint32_t ps,
+			  uint32_t qpt)
 {
-	uint32_t id = new_id(f, &f->a, PV_CM_PS_TCP);
+	uint32_t id = new_id_of(f, &f->a, ps, qpt);
 	struct pv_ipc_cm_addr req = { .id = id, .src = ip("10.0.0.1", 0),
 				      .dst = ip("10.0.0.2", port) };
 	struct pv_ipc_cm_bound rep;
@@ -231,13 +249,24 @@ static uint32_t active_to(struct fx *f, uint16_t port)
 	return id;
 }
 
-static uint32_t listener(struct fx *f, uint16_t port, uint32_t backlog)
+static uint32_t active_to(struct fx *f, uint16_t port)
 {
-	uint32_t id = new_id(f, &f->b, PV_CM_PS_TCP);
+	return active_of(f, port, PV_CM_PS_TCP, IBV_QPT_RC);
+}
+
+static uint32_t listener_of(struct fx *f, uint16_t port, uint32_t backlog,
+			    uint32_t ps, uint32_t qpt)
+{
+	uint32_t id = new_id_of(f, &f->b, ps, qpt);
 
 	assert_int_equal(bind_to(f, &f->b, id, ip("10.0.0.2", port), NULL), 0);
 	assert_int_equal(ref_op(f, &f->b, PV_OP_CM_LISTEN, id, backlog, 0), 0);
 	return id;
+}
+
+static uint32_t listener(struct fx *f, uint16_t port, uint32_t backlog)
+{
+	return listener_of(f, port, backlog, PV_CM_PS_TCP, IBV_QPT_RC);
 }
 
 static void test_values(void **state)
@@ -365,6 +394,50 @@ static void test_rejects(void **state)
 	expect_event(&f->a, PV_CM_EV_REJECTED, PV_CM_REJ_CONSUMER_DEFINED, &ev);
 	assert_int_equal(ev.p.pdata_len, PV_CM_REJ_PDATA);
 	assert_memory_equal(ev.pdata, "no", 2);
+}
+
+/* RDMA_PS_IB ids (rdma_xserver/rdma_xclient -c x): the QP type is the
+ * library's, among RC and the two ends of XRC; an XRC initiator meets
+ * only an XRC target listener (else REJ "invalid transport", counted),
+ * and a target never connects. */
+static void test_xrc_ids(void **state)
+{
+	struct fx *f = *state;
+	uint64_t mism = eng_stats[ENG_STAT_cm_transport_mismatch];
+	struct pv_cm_event ev;
+	uint32_t id, a;
+
+	assert_int_equal(PV_CM_PS_IB, RDMA_PS_IB);
+	assert_int_equal(create_id(f, &f->a, PV_CM_PS_IB, IBV_QPT_UD, &id),
+			 -EPROTONOSUPPORT);
+	assert_int_equal(create_id(f, &f->a, PV_CM_PS_TCP, IBV_QPT_XRC_SEND,
+				   &id), -EPROTONOSUPPORT);
+	assert_int_equal(create_id(f, &f->a, PV_CM_PS_UDP, IBV_QPT_RC, &id),
+			 -EPROTONOSUPPORT);
+	assert_int_equal(create_id(f, &f->a, RDMA_PS_IPOIB, IBV_QPT_UD, &id),
+			 -EPROTONOSUPPORT);
+	listener_of(f, 7200, 4, PV_CM_PS_IB, IBV_QPT_XRC_RECV);
+	/* RC to an XRC target. */
+	a = active_of(f, 7200, PV_CM_PS_IB, IBV_QPT_RC);
+	assert_int_equal(conn_op(f, &f->a, PV_OP_CM_CONNECT, a, NULL, 0), 0);
+	expect_event(&f->a, PV_CM_EV_REJECTED, PV_CM_REJ_INVALID_TRANSPORT,
+		     NULL);
+	assert_int_equal(eng_stats[ENG_STAT_cm_transport_mismatch], mism + 1);
+	/* The same port of TCP's space is another service. */
+	a = active_of(f, 7200, PV_CM_PS_TCP, IBV_QPT_RC);
+	assert_int_equal(conn_op(f, &f->a, PV_OP_CM_CONNECT, a, NULL, 0), 0);
+	expect_event(&f->a, PV_CM_EV_REJECTED, PV_CM_REJ_INVALID_SERVICE_ID,
+		     NULL);
+	/* An XRC target does not connect. */
+	a = active_of(f, 7200, PV_CM_PS_IB, IBV_QPT_XRC_RECV);
+	assert_int_equal(conn_op(f, &f->a, PV_OP_CM_CONNECT, a, NULL, 0),
+			 -EINVAL);
+	/* An initiator does, with its QPN in the request. */
+	a = active_of(f, 7200, PV_CM_PS_IB, IBV_QPT_XRC_SEND);
+	assert_int_equal(conn_op(f, &f->a, PV_OP_CM_CONNECT, a, NULL, 0), 0);
+	expect_event(&f->b, PV_CM_EV_CONNECT_REQUEST, 0, &ev);
+	assert_int_equal(ev.p.qp_num, 0x1234);
+	assert_int_equal(eng_stats[ENG_STAT_cm_transport_mismatch], mism + 1);
 }
 
 static void test_ids_are_per_connection(void **state)
@@ -568,6 +641,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_connect_accept_disconnect,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rejects, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_xrc_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ids_are_per_connection,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_close_tells_peer, setup,

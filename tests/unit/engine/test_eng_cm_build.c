@@ -113,6 +113,72 @@ static void test_eng_cm_build__passive_answers(void **state)
 	assert_int_equal(m.u.rej.ari_len, 0);
 }
 
+/* XRC (IBA 14.6.3.2, the kernel's cm_format_req/cm_format_rep): the
+ * initiator's REQ says transport EXT, extended type XRC, and leaves the
+ * receive side's fields zero; the target's REP puts its QPN in the EECN
+ * field with the SRQ bit set; the initiator takes the target's QPN from
+ * there.  Both survive the wire encoding. */
+static void test_eng_cm_build__xrc(void **state)
+{
+	struct eng_cm_conn ini = { .local_id = 9, .local_qpn = 0x33,
+				   .max_retries = 15, .xrc = 1 };
+	struct eng_cm_conn tgt = { .state = ENG_CM_LISTEN, .local_id = 0x77,
+				   .local_qpn = 0x44, .xrc = 1 };
+	struct eng_cm_act a = { .send = ENG_CM_ATTR_REQ };
+	struct eng_cm_params p = params();
+	struct eng_cm_event ev = { .type = ENG_CM_EV_CONNECT };
+	struct eng_cm_msg m, back;
+	uint8_t b[ENG_CM_MAD_SIZE];
+
+	(void)state;
+	p.transport_type = ENG_CM_TRANSPORT_EXT;
+	p.ext_transport_type = ENG_CM_EXT_TRANSPORT_XRC;
+	p.responder_resources = p.retry_count = p.rnr_retry_count = 0;
+	assert_int_equal(eng_cm_step(&ini, &ev, &a), 0);
+	assert_int_equal(eng_cm_build(&ini, &a, &p, &m), 0);
+	assert_int_equal(eng_cm_mad_encode(&m, b, sizeof(b)), 0);
+	assert_int_equal(eng_cm_mad_decode(b, sizeof(b), &back), 0);
+	assert_int_equal(back.u.req.transport_type, ENG_CM_TRANSPORT_EXT);
+	assert_int_equal(back.u.req.ext_transport_type, ENG_CM_EXT_TRANSPORT_XRC);
+	assert_int_equal(back.u.req.local_qpn, 0x33);
+	assert_int_equal(eng_cm_req_check(&back.u.req), 0);
+	/* Another extended type, or XRC's bits on an RC REQ: refused. */
+	back.u.req.ext_transport_type = 2;
+	assert_int_equal(eng_cm_req_check(&back.u.req),
+			 ENG_CM_REJ_INVALID_TRANSPORT_TYPE);
+	back.u.req.transport_type = ENG_CM_TRANSPORT_RC;
+	back.u.req.ext_transport_type = ENG_CM_EXT_TRANSPORT_XRC;
+	assert_int_equal(eng_cm_req_check(&back.u.req), ENG_CM_REJ_UNSUPPORTED);
+
+	/* The target takes the REQ and answers. */
+	ev = (struct eng_cm_event){ .type = ENG_CM_EV_RX, .msg = &m };
+	assert_int_equal(eng_cm_step(&tgt, &ev, &a), 0);
+	ev = (struct eng_cm_event){ .type = ENG_CM_EV_ACCEPT };
+	assert_int_equal(eng_cm_step(&tgt, &ev, &a), 0);
+	p = params();
+	p.xrc_tgt = 1;
+	assert_int_equal(eng_cm_build(&tgt, &a, &p, &m), 0);
+	assert_int_equal(eng_cm_mad_encode(&m, b, sizeof(b)), 0);
+	assert_int_equal(eng_cm_mad_decode(b, sizeof(b), &back), 0);
+	assert_int_equal(back.u.rep.local_qpn, 0);
+	assert_int_equal(back.u.rep.local_eecn, 0x44);
+	assert_int_equal(back.u.rep.srq, 1);
+	assert_int_equal(back.u.rep.initiator_depth, 0);
+	/* The initiator pairs with the EECN's QPN (its DREQ names it). */
+	ev = (struct eng_cm_event){ .type = ENG_CM_EV_RX, .msg = &back };
+	assert_int_equal(eng_cm_step(&ini, &ev, &a), 0);
+	assert_int_equal(ini.remote_qpn, 0x44);
+	/* An RC connection still reads the QPN field. */
+	ini = (struct eng_cm_conn){ .local_id = 10, .local_qpn = 0x35 };
+	ev = (struct eng_cm_event){ .type = ENG_CM_EV_CONNECT };
+	assert_int_equal(eng_cm_step(&ini, &ev, &a), 0);
+	back.u.rep.local_qpn = 0x55;
+	back.u.rep.remote_comm_id = 10;
+	ev = (struct eng_cm_event){ .type = ENG_CM_EV_RX, .msg = &back };
+	assert_int_equal(eng_cm_step(&ini, &ev, &a), 0);
+	assert_int_equal(ini.remote_qpn, 0x55);
+}
+
 /* Giving up: REJ "timeout" with our CA GUID as ARI, big-endian. */
 static void test_eng_cm_build__rej_timeout(void **state)
 {
@@ -190,6 +256,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_eng_cm_build__req),
 		cmocka_unit_test(test_eng_cm_build__passive_answers),
+		cmocka_unit_test(test_eng_cm_build__xrc),
 		cmocka_unit_test(test_eng_cm_build__rej_timeout),
 		cmocka_unit_test(test_eng_cm_build__others),
 	};
