@@ -5,7 +5,9 @@
 # rdma_getaddrinfo + rdma_create_ep on both sides, rdma_get_request
 # giving an id with its QP, rdma_accept/rdma_connect blocking until
 # ESTABLISHED, 100 verified send/recv round trips through the rdma_verbs.h
-# inlines; and an event channel's fd with O_NONBLOCK gives EAGAIN.
+# inlines, again with the server's receives on an SRQ of the id
+# (rdma_create_srq); and an event channel's fd with O_NONBLOCK gives
+# EAGAIN.
 # Cross-node (tests/cross.list) each round's SEND usually reaches the
 # server before it posted that round's receive (it posts it after its own
 # send completed, which takes the client's ACK a trip back): the wire
@@ -20,19 +22,28 @@ cc -std=gnu11 -Wall -Werror -I"$PV_ROOT/include" \
 	-o "$BIN" "$PV_ROOT/tests/integration/cm/cm_sync.c" \
 	-L"$PV_LIB" -l:librdmacm.so.1 -l:libibverbs.so.1 ||
 	fail "cm_sync does not build"
-in_pod b timeout 30 "$BIN" server "$POD_B_IP" 7471 >"$TMP/srv" 2>&1 &
-SPID=$!
-wait_until 10 grep -q 'ok listening' "$TMP/srv" ||
-	fail "server did not listen: $(cat "$TMP/srv")"
-in_pod a timeout 30 "$BIN" client "$POD_B_IP" 7471 >"$TMP/cli" 2>&1
-crc=$?
-wait "$SPID"
-src=$?
-cat "$TMP/srv" "$TMP/cli"
-[ "$crc" = 0 ] && [ "$src" = 0 ] || {
-	pods_wire_stats
-	fail "exit codes: server $src, client $crc"
+# run_pair MODE PORT: the server in MODE against the client.
+run_pair() {
+	in_pod b timeout 30 "$BIN" "$1" "$POD_B_IP" "$2" >"$TMP/srv" 2>&1 &
+	SPID=$!
+	wait_until 10 grep -q 'ok listening' "$TMP/srv" ||
+		fail "$1 did not listen: $(cat "$TMP/srv")"
+	in_pod a timeout 30 "$BIN" client "$POD_B_IP" "$2" >"$TMP/cli" 2>&1
+	crc=$?
+	wait "$SPID"
+	src=$?
+	cat "$TMP/srv" "$TMP/cli"
+	[ "$crc" = 0 ] && [ "$src" = 0 ] || {
+		pods_wire_stats
+		fail "$1: exit codes: server $src, client $crc"
+	}
+	grep -q "ok 100 round trips verified" "$TMP/cli" ||
+		fail "$1: client did not verify"
 }
-grep -q "ok 100 round trips verified" "$TMP/cli" || fail "client did not verify"
+run_pair server 7471
+# The server's receives posted to the id's SRQ (rdma_create_srq before
+# rdma_create_qp): the client's 100 messages arrive through it.
+run_pair server-srq 7472
+grep -q "ok QP made on the id's SRQ" "$TMP/srv" || fail "no SRQ on the QP"
 in_pod a timeout 10 "$BIN" nonblock || fail "nonblock"
 echo PASS

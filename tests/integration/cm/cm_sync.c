@@ -4,6 +4,9 @@
  * rdma_server/rdma_client use them but with heap buffers:
  *   cm_sync server ADDR PORT   rdma_create_ep(passive) + rdma_listen +
  *                              rdma_get_request + rdma_accept, echo 100
+ *   cm_sync server-srq ADDR PORT  the same, the request's QP made after
+ *                              rdma_create_srq, so it receives from the
+ *                              id's SRQ (rdma_post_recv posts there)
  *   cm_sync client ADDR PORT   rdma_getaddrinfo + rdma_create_ep +
  *                              rdma_connect, 100 send/recv round trips
  *   cm_sync nonblock           a channel's fd with O_NONBLOCK: EAGAIN
@@ -28,20 +31,25 @@ static int die(const char *what)
 	return 1;
 }
 
+static const struct ibv_qp_init_attr qp_attr = {
+	.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
+		 .max_recv_sge = 1 },
+	.sq_sig_all = 1,
+};
+
+/* passive 2: no QP for the requests (the caller makes it). */
 static struct rdma_cm_id *endpoint(const char *addr, const char *port,
 				   int passive)
 {
 	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP }, *res;
-	struct ibv_qp_init_attr attr = { .cap = { .max_send_wr = 4,
-		.max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
-		.sq_sig_all = 1 };
+	struct ibv_qp_init_attr attr = qp_attr;
 	struct rdma_cm_id *id;
 
 	if (passive)
 		hints.ai_flags = RAI_PASSIVE;
 	if (rdma_getaddrinfo(addr, port, &hints, &res))
 		return die("rdma_getaddrinfo"), NULL;
-	if (rdma_create_ep(&id, res, NULL, &attr)) {
+	if (rdma_create_ep(&id, res, NULL, passive == 2 ? NULL : &attr)) {
 		rdma_freeaddrinfo(res);
 		return die("rdma_create_ep"), NULL;
 	}
@@ -95,9 +103,25 @@ static int pingpong(struct rdma_cm_id *id, int server)
 	return 0;
 }
 
-static int server(const char *addr, const char *port)
+/* The request's id gets an SRQ, then its QP, which takes the SRQ. */
+static int srq_qp(struct rdma_cm_id *id)
 {
-	struct rdma_cm_id *l = endpoint(addr, port, 1), *id;
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 8, .max_sge = 1 } };
+	struct ibv_qp_init_attr qa = qp_attr;
+
+	if (rdma_create_srq(id, NULL, &sa))
+		return die("rdma_create_srq");
+	if (rdma_create_qp(id, NULL, &qa))
+		return die("rdma_create_qp");
+	if (!id->srq || id->qp->srq != id->srq)
+		return fprintf(stderr, "cm_sync: the QP lacks the id's SRQ\n"), 1;
+	printf("ok QP made on the id's SRQ\n");
+	return 0;
+}
+
+static int server(const char *addr, const char *port, int with_srq)
+{
+	struct rdma_cm_id *l = endpoint(addr, port, with_srq ? 2 : 1), *id;
 	int ret;
 
 	if (!l)
@@ -108,6 +132,8 @@ static int server(const char *addr, const char *port)
 	fflush(stdout);
 	if (rdma_get_request(l, &id))
 		return die("rdma_get_request");
+	if (with_srq && srq_qp(id))
+		return 1;
 	if (!id->qp || !id->pd)
 		return fprintf(stderr, "cm_sync: request without QP/PD\n"), 1;
 	if (rdma_accept(id, NULL))
@@ -161,11 +187,13 @@ static int nonblock(void)
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "server"))
-		return server(argv[2], argv[3]);
+		return server(argv[2], argv[3], 0);
+	if (argc == 4 && !strcmp(argv[1], "server-srq"))
+		return server(argv[2], argv[3], 1);
 	if (argc == 4 && !strcmp(argv[1], "client"))
 		return client(argv[2], argv[3]);
 	if (argc == 2 && !strcmp(argv[1], "nonblock"))
 		return nonblock();
-	fprintf(stderr, "usage: cm_sync server|client ADDR PORT | nonblock\n");
+	fprintf(stderr, "usage: cm_sync server|server-srq|client ADDR PORT | nonblock\n");
 	return 2;
 }
