@@ -275,13 +275,16 @@ int eng_op_qp_query(struct eng_req *r)
 int eng_op_qp_destroy(struct eng_req *r)
 {
 	const struct pv_ipc_handle *in = r->in;
+	struct eng_qp *qp = eng_obj_get(r->c, in->handle, PV_OBJ_QP);
 	struct eng_qp_open *op;
-	struct eng_qp *qp = eng_qp_by_handle(r->c, in->handle, &op);
 
+	/* An opener's handle goes alone (also one whose QP went with its
+	 * device). */
+	op = qp ? NULL : eng_obj_get(r->c, in->handle, ENG_OBJ_QP_OPEN);
+	if (op)
+		return eng_obj_destroy(r->e, &op->o);
 	if (!qp)
 		return -EINVAL;
-	if (op)
-		return eng_obj_destroy(r->e, &op->o);	/* that handle only */
 	if (qp->o.users)
 		return -EBUSY;
 	if (eng_qp_hand_over(r->e, qp))
