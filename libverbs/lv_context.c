@@ -29,6 +29,7 @@ void lv_ctx_init_ops(struct pv_context *ctx)
 	v->query_device_ex = lv_query_device_ex;
 	v->create_cq_ex = lv_create_cq_ex;
 	v->create_qp_ex = lv_create_qp_ex;
+	v->open_qp = lv_open_qp;
 	v->create_srq_ex = lv_create_srq_ex;
 	v->get_srq_num = lv_get_srq_num;
 	v->open_xrcd = lv_open_xrcd;

@@ -123,6 +123,7 @@ struct ibv_xrcd *lv_open_xrcd(struct ibv_context *c,
 int lv_close_xrcd(struct ibv_xrcd *xrcd);
 struct ibv_qp *lv_create_qp_ex(struct ibv_context *c,
 			       struct ibv_qp_init_attr_ex *attr);
+struct ibv_qp *lv_open_qp(struct ibv_context *c, struct ibv_qp_open_attr *a);
 
 /* GRH parsing for ibv_init_ah_from_wc (lv_ah_wc.c), pure.  The 40 bytes
  * before a UD receive hold an IPv6 GRH, or for RoCEv2 over IPv4 an IPv4

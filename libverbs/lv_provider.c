@@ -43,6 +43,8 @@ DEFAULT_OP(modify_qp, struct pv_context *c, struct pv_qp *qp,
 DEFAULT_OP(query_qp, struct pv_context *c, struct pv_qp *qp,
 	   struct ibv_qp_attr *a, int m, struct ibv_qp_init_attr *i)
 DEFAULT_OP(destroy_qp, struct pv_context *c, struct pv_qp *qp)
+DEFAULT_OP(open_qp, struct pv_context *c, struct pv_qp *qp,
+	   const struct ibv_qp_open_attr *a)
 DEFAULT_OP(post_send, struct pv_context *c, struct pv_qp *qp,
 	   struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 DEFAULT_OP(post_recv, struct pv_context *c, struct pv_qp *qp,
@@ -96,6 +98,7 @@ static void fill_defaults(struct pv_provider_ops *o)
 	FILL(o, modify_qp);
 	FILL(o, query_qp);
 	FILL(o, destroy_qp);
+	FILL(o, open_qp);
 	FILL(o, post_send);
 	FILL(o, post_recv);
 	FILL(o, create_srq);

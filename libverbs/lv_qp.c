@@ -152,6 +152,51 @@ struct ibv_qp *lv_create_qp_ex(struct ibv_context *c,
 	return qp ? &qp->ibv : lv_null_errno(err);
 }
 
+/* ibv_open_qp(3): another handle on an XRC_RECV QP of the domain, by
+ * number; the number, the domain and the type are required, the type is
+ * XRC_RECV's (EINVAL otherwise, as the kernel's ib_open_qp). */
+#define LV_QP_OPEN_NEED (IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD | \
+			 IBV_QP_OPEN_ATTR_TYPE)
+
+struct ibv_qp *lv_open_qp(struct ibv_context *c, struct ibv_qp_open_attr *a)
+{
+	struct pv_context *ctx = pv_ctx(c);
+	struct pv_qp *qp;
+	int ret;
+
+	if (!a || (a->comp_mask & LV_QP_OPEN_NEED) != LV_QP_OPEN_NEED ||
+	    a->comp_mask >= IBV_QP_OPEN_ATTR_RESERVED || !a->xrcd ||
+	    a->xrcd->context != c || a->qp_type != IBV_QPT_XRC_RECV)
+		return lv_null_errno(-EINVAL);
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return lv_null_errno(-ENOMEM);
+	qp->ibv.context = c;
+	if (a->comp_mask & IBV_QP_OPEN_ATTR_CONTEXT)
+		qp->ibv.qp_context = a->qp_context;
+	qp->ibv.qp_type = IBV_QPT_XRC_RECV;
+	qp->xrcd = (struct pv_xrcd *)a->xrcd;
+	pthread_mutex_init(&qp->ibv.mutex, NULL);
+	pthread_cond_init(&qp->ibv.cond, NULL);
+	ret = ctx->ops->open_qp(ctx, qp, a);
+	if (ret < 0)
+		goto err_free_qp;
+	qp->ibv.handle = qp->handle;
+	ret = lv_ctx_track(ctx, PV_KIND_QP, qp->handle, qp);
+	if (ret < 0) {
+		ctx->ops->destroy_qp(ctx, qp);
+		goto err_free_qp;
+	}
+	atomic_fetch_add(&qp->xrcd->users, 1);
+	return &qp->ibv;
+
+err_free_qp:
+	pthread_cond_destroy(&qp->ibv.cond);
+	pthread_mutex_destroy(&qp->ibv.mutex);
+	free(qp);
+	return lv_null_errno(ret);
+}
+
 LV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 {
 	struct pv_qp *pqp = pv_qp_of(qp);

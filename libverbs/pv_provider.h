@@ -300,6 +300,11 @@ struct pv_provider_ops {
 			struct ibv_qp_attr *attr, int mask,
 			struct ibv_qp_init_attr *init_attr);
 	int (*destroy_qp)(struct pv_context *ctx, struct pv_qp *qp);
+	/* ibv_open_qp: another handle on an XRC_RECV QP of attr->xrcd's
+	 * domain (the core checked the mask and type); sets qp->handle,
+	 * qp->ibv.qp_num and qp->ibv.state.  destroy_qp drops it. */
+	int (*open_qp)(struct pv_context *ctx, struct pv_qp *qp,
+		       const struct ibv_qp_open_attr *attr);
 	int (*post_send)(struct pv_context *ctx, struct pv_qp *qp,
 			 struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
 	int (*post_recv)(struct pv_context *ctx, struct pv_qp *qp,

@@ -25,7 +25,8 @@
  *  - ibv_create_comp_channel: CHANNEL_CREATE passes one fd; the engine
  *    pushes struct pv_ipc_cq_event datagrams on it.
  *  - All objects are owned by the connection that created them and are
- *    freed when it closes.
+ *    freed when it closes; but an XRC_RECV QP other connections opened
+ *    (QP_OPEN) passes to one of them and lives while any handle is left.
  */
 #ifndef PV_SOFT_ABI_H
 #define PV_SOFT_ABI_H
@@ -83,6 +84,7 @@ enum pv_ipc_op {
 	PV_OP_MW_DEALLOC	= 38,	/* pv_ipc_handle */
 	/* XRC domains (40..43 are the ring ops of pv-soft-ring-abi.h). */
 	PV_OP_XRCD		= 44,	/* pv_ipc_xrcd (+ fd) -> pv_ipc_handle */
+	PV_OP_QP_OPEN		= 45,	/* pv_ipc_qp_open -> pv_ipc_qp_open_resp */
 
 	/* Administrative: root in the engine's own network namespace only. */
 	PV_OP_ADM_DEV_ADD	= 128,
@@ -328,6 +330,31 @@ struct pv_ipc_xrcd {
 	uint32_t reserved;
 };
 _Static_assert(sizeof(struct pv_ipc_xrcd) == 16, "pv_ipc_xrcd size");
+
+/* QP_OPEN (ibv_open_qp(3)): a new handle on an XRC_RECV QP of the
+ * caller's device, by number, through one of the caller's handles on
+ * the QP's domain.  qp_type must be IBV_QPT_XRC_RECV; a number that is
+ * not an XRC_RECV QP of that domain is -EINVAL (as is any other field
+ * wrong).  The handle is a QP handle for QP_MODIFY, QP_QUERY and
+ * QP_DESTROY (which drops this handle only: the QP lives while any
+ * handle, its creator's or an opener's, is left) and for the QP's async
+ * events; it has no rings (QP_MAP refuses it).  Counts as a QP against
+ * the caller's limit. */
+struct pv_ipc_qp_open {
+	uint32_t xrcd_handle;
+	uint32_t qp_num;
+	uint32_t qp_type;	/* enum ibv_qp_type: IBV_QPT_XRC_RECV */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct pv_ipc_qp_open) == 16, "pv_ipc_qp_open size");
+
+struct pv_ipc_qp_open_resp {
+	uint32_t handle;
+	uint32_t qp_num;
+	uint32_t qp_state;	/* enum ibv_qp_state, now */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct pv_ipc_qp_open_resp) == 16, "pv_ipc_qp_open_resp size");
 
 /* MR_REG request; reply pv_ipc_mr_reg_resp. */
 struct pv_ipc_mr_reg {

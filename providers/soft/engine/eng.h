@@ -58,7 +58,9 @@ struct eng_ident {
 	uint64_t ns_cookie;
 };
 
-/* Internal object kinds beyond enum pv_obj_kind. */
+/* Internal object kinds beyond enum pv_obj_kind.  A QP_OPEN handle is
+ * a QP handle to the client (eng_qp_open.c). */
+#define ENG_OBJ_QP_OPEN	15
 #define ENG_OBJ_CTX	16
 #define ENG_OBJ_KINDS	17
 

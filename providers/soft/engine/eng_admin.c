@@ -155,6 +155,8 @@ int eng_op_adm_dev_list(struct eng_req *r)
 static void obj_row(const struct eng_conn *c, const struct eng_obj *o,
 		    struct pv_ipc_adm_obj *row)
 {
+	const struct eng_qp *qp;
+
 	memset(row, 0, sizeof(*row));
 	row->dev_id = c->dev_id;
 	row->client_id = c->id;
@@ -165,6 +167,14 @@ static void obj_row(const struct eng_conn *c, const struct eng_obj *o,
 	case PV_OBJ_QP:
 		row->detail = ((const struct eng_qp *)o)->qp_num;
 		row->state = ((const struct eng_qp *)o)->state;
+		break;
+	case ENG_OBJ_QP_OPEN:	/* a QP handle of an opened XRC_RECV QP */
+		row->kind = PV_OBJ_QP;
+		qp = ((const struct eng_qp_open *)o)->qp;
+		if (qp) {
+			row->detail = qp->qp_num;
+			row->state = qp->state;
+		}
 		break;
 	case PV_OBJ_MR:
 		row->detail = ((const struct eng_mr *)o)->lkey;

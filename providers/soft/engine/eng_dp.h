@@ -306,6 +306,9 @@ int eng_op_cq_map(struct eng_req *r);
 int eng_op_srq_map(struct eng_req *r);
 void eng_dp_ctx_free(struct eng *e, struct eng_conn *c);
 void eng_dp_qp_free(struct eng *e, struct eng_qp *qp);
+/* qp passes to connection to (eng_qp_hand_over): sets qp->o.conn and
+ * moves its rings' charges and its place in the schedule along. */
+void eng_dp_qp_move(struct eng *e, struct eng_qp *qp, struct eng_conn *to);
 void eng_dp_cq_free(struct eng_cq *cq);
 void eng_dp_srq_free(struct eng_srq *srq);
 /* IBV_SRQ_MAX_WR: a larger ring when max_wr outgrows it, the posted WQEs

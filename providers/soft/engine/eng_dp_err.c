@@ -92,8 +92,7 @@ bool eng_dp_flush(struct eng *e, struct eng_qp *qp)
 		did |= flush_ring(e, qp, &dq->rq, false);
 	if (qp->srq && !dq->flushed_rq_srq_event) {
 		dq->flushed_rq_srq_event = true;
-		eng_event_push(qp->o.conn, IBV_EVENT_QP_LAST_WQE_REACHED,
-			       PV_OBJ_QP, qp->o.handle);
+		eng_qp_event(qp, IBV_EVENT_QP_LAST_WQE_REACHED);
 	}
 	return did;
 }
@@ -117,7 +116,7 @@ void eng_dp_qp_fatal(struct eng *e, struct eng_qp *qp)
 	eng_stat_inc(dp_ring_errors);
 	eng_info("client %u: QP %u: malformed work request or ring; QP fatal",
 		 qp->o.conn->id, qp->qp_num);
-	eng_event_push(qp->o.conn, IBV_EVENT_QP_FATAL, PV_OBJ_QP, qp->o.handle);
+	eng_qp_event(qp, IBV_EVENT_QP_FATAL);
 	eng_dp_qp_error(e, qp);
 }
 

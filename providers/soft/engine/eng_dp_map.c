@@ -295,6 +295,28 @@ void eng_dp_qp_free(struct eng *e, struct eng_qp *qp)
 	qp->dp = NULL;
 }
 
+void eng_dp_qp_move(struct eng *e, struct eng_qp *qp, struct eng_conn *to)
+{
+	struct eng_dp_qp *dq = qp->dp;
+	struct eng_conn *from = qp->o.conn;
+
+	if (!dq) {
+		qp->o.conn = to;
+		return;
+	}
+	eng_dp_sched_del(e->dp, dq);
+	eng_quota_move(from, to, ENG_QUOTA_RING_BYTES, sizeof(*dq));
+	if (dq->map.base) {
+		eng_quota_move(from, to, ENG_QUOTA_MAPS, 1);
+		eng_quota_move(from, to, ENG_QUOTA_RING_BYTES, dq->map.size);
+	}
+	if (dq->map.pending_fd >= 0)
+		eng_quota_move(from, to, ENG_QUOTA_FDS, 1);
+	dq->map.owner = to;
+	qp->o.conn = to;
+	eng_dp_sched_add(e->dp, dq);
+}
+
 static struct eng_dp_cq *cq_ring_new(struct eng_cq *cq, uint32_t cqe,
 				     int *err)
 {

@@ -89,8 +89,7 @@ struct eng_mr *eng_dp_rguard_mr(struct eng_qp *dst, const struct eng_dp_msg *m,
 void eng_dp_rguard_access_err(struct eng_qp *dst)
 {
 	if (eng_qpt_reliable(dst->init.qp_type) && dst->state != IBV_QPS_ERR)
-		eng_event_push(dst->o.conn, IBV_EVENT_QP_ACCESS_ERR, PV_OBJ_QP,
-			       dst->o.handle);
+		eng_qp_event(dst, IBV_EVENT_QP_ACCESS_ERR);
 }
 
 bool eng_dp_rguard_qkey_ok(struct eng_qp *src, struct eng_qp *dst,

@@ -13,6 +13,7 @@
 #include "providers/soft/proto/pv_ipc_ops.h"
 #include "providers/soft/engine/eng.h"
 #include "providers/soft/engine/eng_log.h"
+#include "providers/soft/engine/eng_obj.h"
 #include "providers/soft/engine/eng_stats.h"
 
 void eng_reply(struct eng_conn *c, uint16_t op, uint32_t seq, int32_t status,
@@ -60,5 +61,20 @@ void eng_event_push_dev(struct eng *e, struct eng_dev *d, uint32_t type,
 
 		if (c->dev == d)
 			eng_event_push(c, type, kind, handle);
+	}
+}
+
+void eng_qp_event(struct eng_qp *qp, uint32_t type)
+{
+	struct eng_list *pos, *tmp;
+
+	eng_event_push(qp->o.conn, type, PV_OBJ_QP, qp->o.handle);
+	if (!qp->openers.next)
+		return;
+	eng_list_for_each_safe(pos, tmp, &qp->openers) {
+		struct eng_qp_open *op = eng_container_of(pos,
+						struct eng_qp_open, link);
+
+		eng_event_push(op->o.conn, type, PV_OBJ_QP, op->o.handle);
 	}
 }

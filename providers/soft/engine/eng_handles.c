@@ -66,6 +66,18 @@ void *eng_htab_get(const struct eng_htab *t, uint32_t handle, uint16_t kind)
 	return s->obj;
 }
 
+int eng_htab_set(struct eng_htab *t, uint32_t handle, void *obj,
+		 uint16_t kind)
+{
+	struct eng_hslot *s = slot_of(t, handle);
+
+	if (!s || !s->obj || !obj || s->gen != (handle >> 16))
+		return -ENOENT;
+	s->obj = obj;
+	s->kind = kind;
+	return 0;
+}
+
 int eng_htab_del(struct eng_htab *t, uint32_t handle)
 {
 	struct eng_hslot *s = slot_of(t, handle);

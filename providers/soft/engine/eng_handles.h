@@ -31,6 +31,10 @@ void eng_htab_fini(struct eng_htab *t);
 int64_t eng_htab_add(struct eng_htab *t, void *obj, uint16_t kind);
 /* The object behind handle if it is of kind, else NULL. */
 void *eng_htab_get(const struct eng_htab *t, uint32_t handle, uint16_t kind);
+/* Puts obj of kind behind a live handle in place of what it named
+ * (the handle's number stays); returns 0 or -ENOENT. */
+int eng_htab_set(struct eng_htab *t, uint32_t handle, void *obj,
+		 uint16_t kind);
 /* Forgets handle; returns 0 or -ENOENT. */
 int eng_htab_del(struct eng_htab *t, uint32_t handle);
 

@@ -25,6 +25,10 @@ struct eng_obj {
 	uint32_t users;
 	/* Drops what this object holds (refs on others, device tables). */
 	void (*release)(struct eng *e, struct eng_obj *o);
+	/* Set on an object that may outlive its connection: called as the
+	 * connection ends; true if it passed to another (not to be freed).
+	 * A hook, so the generic code calls no kind's code by name. */
+	bool (*hand_over)(struct eng *e, struct eng_obj *o);
 };
 
 struct eng_pd {
@@ -103,6 +107,18 @@ struct eng_qp {
 	 * NULL but while the responder delivers a message: then the SRQ
 	 * the message names, its PD and CQ, eng_xrcd_bind()). */
 	struct eng_xrcd *xrcd;
+	/* XRC_RECV: the other handles on it (struct eng_qp_open.link),
+	 * other clients' or this one's (eng_qp_open.c). */
+	struct eng_list openers;
+};
+
+/* Another handle on an XRC_RECV QP (ibv_open_qp(3)), of the client
+ * that opened it; counted as a QP against that client's limit. */
+struct eng_qp_open {
+	struct eng_obj o;		/* kind ENG_OBJ_QP_OPEN */
+	struct eng_qp *qp;
+	struct eng_xrcd *xrcd;		/* the opener's, of the QP's domain */
+	struct eng_list link;		/* in qp->openers */
 };
 
 struct eng_ah {
@@ -145,6 +161,21 @@ static inline int eng_limit_hit(int err)
 	eng_stat_inc(limit_hits);
 	return err;
 }
+
+/* eng_qp_open.c.  The QP a QP handle names: the client's own QP or one
+ * it opened (with *ret_open then set, else NULL); NULL if neither. */
+struct eng_qp *eng_qp_by_handle(struct eng_conn *c, uint32_t handle,
+				struct eng_qp_open **ret_open);
+int eng_op_qp_open(struct eng_req *r);
+/* The QP's creator lets go of it (destroy or its connection's end)
+ * while others hold it open: the QP passes to the first of them, whose
+ * handle becomes the QP's own.  false (nothing done) if none. */
+bool eng_qp_hand_over(struct eng *e, struct eng_qp *qp);
+/* eng_events.c: an affiliated async event of qp to every client holding
+ * a handle on it (its own, and each opener with its handle). */
+void eng_qp_event(struct eng_qp *qp, uint32_t type);
+/* The QP is freed: openers left (none, but for a device's end) lose it. */
+void eng_qp_openers_drop(struct eng_qp *qp);
 
 /* Handlers: eng_ctx.c */
 int eng_op_hello(struct eng_req *r);

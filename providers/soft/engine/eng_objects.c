@@ -48,16 +48,24 @@ const char *eng_obj_kind_name(uint32_t kind)
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
 }
 
+/* The kind an object counts as against the client's limits: an opened
+ * QP's handle is a QP handle. */
+static uint32_t limit_kind(uint32_t kind)
+{
+	return kind == ENG_OBJ_QP_OPEN ? PV_OBJ_QP : kind;
+}
+
 void *eng_obj_create(struct eng_req *r, uint32_t kind, size_t size,
 		     void (*release)(struct eng *, struct eng_obj *), int *err)
 {
 	struct eng_conn *c = r->c;
+	uint32_t lk = limit_kind(kind);
 	struct eng_obj *o;
 	int64_t h;
 
-	if (c->count[kind] >= eng_obj_limit(kind)) {
+	if (c->count[lk] >= eng_obj_limit(lk)) {
 		eng_dbg("client %u: %s limit %u reached", c->id,
-			eng_obj_kind_name(kind), c->count[kind]);
+			eng_obj_kind_name(lk), c->count[lk]);
 		*err = eng_limit_hit(-ENOMEM);
 		return NULL;
 	}
@@ -77,7 +85,7 @@ void *eng_obj_create(struct eng_req *r, uint32_t kind, size_t size,
 	o->conn = c;
 	o->release = release;
 	eng_list_add_tail(&c->objs, &o->link);
-	c->count[kind]++;
+	c->count[lk]++;
 	eng_stat_inc(objects_created);
 	eng_stat_inc(objects_live);
 	return o;
@@ -96,7 +104,7 @@ static void obj_free(struct eng *e, struct eng_obj *o)
 		o->release(e, o);
 	eng_htab_del(&c->handles, o->handle);
 	eng_list_del(&o->link);
-	c->count[o->kind]--;
+	c->count[limit_kind(o->kind)]--;
 	eng_stat_inc(objects_destroyed);
 	eng_stat_dec(objects_live);
 	free(o);
@@ -112,8 +120,8 @@ int eng_obj_destroy(struct eng *e, struct eng_obj *o)
 
 /* Users before what they use, so every release finds its targets. */
 static const uint32_t teardown_order[] = {
-	PV_OBJ_QP, PV_OBJ_AH, PV_OBJ_MW, PV_OBJ_SRQ, PV_OBJ_MR, PV_OBJ_CQ,
-	PV_OBJ_PD, PV_OBJ_XRCD,
+	ENG_OBJ_QP_OPEN, PV_OBJ_QP, PV_OBJ_AH, PV_OBJ_MW, PV_OBJ_SRQ,
+	PV_OBJ_MR, PV_OBJ_CQ, PV_OBJ_PD, PV_OBJ_XRCD,
 	PV_OBJ_CHANNEL,
 };
 
@@ -126,8 +134,12 @@ void eng_objs_free_all(struct eng *e, struct eng_conn *c)
 			struct eng_obj *o = eng_container_of(pos,
 						struct eng_obj, link);
 
-			if (o->kind == teardown_order[k])
-				obj_free(e, o);
+			if (o->kind != teardown_order[k])
+				continue;
+			/* An XRC_RECV QP others opened lives on with them. */
+			if (o->hand_over && o->hand_over(e, o))
+				continue;
+			obj_free(e, o);
 		}
 	}
 }

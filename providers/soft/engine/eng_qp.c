@@ -24,6 +24,7 @@ static void qp_release(struct eng *e, struct eng_obj *o)
 {
 	struct eng_qp *qp = (struct eng_qp *)o;
 
+	eng_qp_openers_drop(qp);
 	if (o->conn->dev)
 		eng_idtab_free(&o->conn->dev->qps, qp->qp_num);
 	eng_mcast_qp_gone(e, qp);
@@ -109,6 +110,7 @@ int eng_op_qp_create(struct eng_req *r)
 		return eng_limit_hit(-ENOMEM);
 	}
 	qp->qp_num = (uint32_t)qpn;
+	eng_list_init(&qp->openers);
 	qp->pd = refs.pd;
 	qp->send_cq = refs.send_cq;
 	qp->recv_cq = refs.recv_cq;
@@ -209,10 +211,12 @@ static int qkey_check(struct eng_req *r, const struct eng_qp *qp,
 	return -EPERM;
 }
 
+/* Any handle on a shared XRC_RECV QP modifies it (ibv_open_qp(3)). */
 int eng_op_qp_modify(struct eng_req *r)
 {
 	const struct pv_ipc_qp_modify *in = r->in;
-	struct eng_qp *qp = eng_obj_get(r->c, in->qp_handle, PV_OBJ_QP);
+	struct eng_qp_open *op;
+	struct eng_qp *qp = eng_qp_by_handle(r->c, in->qp_handle, &op);
 	struct eng_qp_fsm_in f;
 	uint32_t old_state;
 	int ret;
@@ -249,7 +253,8 @@ int eng_op_qp_query(struct eng_req *r)
 {
 	const struct pv_ipc_qp_modify *in = r->in;
 	struct pv_ipc_qp_query_resp *out = r->out;
-	struct eng_qp *qp = eng_obj_get(r->c, in->qp_handle, PV_OBJ_QP);
+	struct eng_qp_open *op;
+	struct eng_qp *qp = eng_qp_by_handle(r->c, in->qp_handle, &op);
 
 	if (!qp)
 		return -EINVAL;
@@ -259,6 +264,10 @@ int eng_op_qp_query(struct eng_req *r)
 	out->attr.cur_qp_state = qp->state;
 	out->attr.cap = qp->init.cap;
 	out->init = qp->init;
+	/* The caller's own handle on the domain, never another client's. */
+	if (qp->xrcd)
+		out->init.xrcd_handle = op ? op->xrcd->o.handle
+					   : qp->xrcd->o.handle;
 	r->out_len = sizeof(*out);
 	return 0;
 }
@@ -267,9 +276,19 @@ int eng_op_qp_destroy(struct eng_req *r)
 {
 	const struct pv_ipc_handle *in = r->in;
 	struct eng_qp *qp = eng_obj_get(r->c, in->handle, PV_OBJ_QP);
+	struct eng_qp_open *op;
 
+	/* An opener's handle goes alone (also one whose QP went with its
+	 * device). */
+	op = qp ? NULL : eng_obj_get(r->c, in->handle, ENG_OBJ_QP_OPEN);
+	if (op)
+		return eng_obj_destroy(r->e, &op->o);
 	if (!qp)
 		return -EINVAL;
+	if (qp->o.users)
+		return -EBUSY;
+	if (eng_qp_hand_over(r->e, qp))
+		return 0;
 	return eng_obj_destroy(r->e, &qp->o);
 }
 

@@ -155,6 +155,24 @@ void eng_quota_put(struct eng_conn *c, enum eng_quota_kind kind, uint64_t n)
 					    n : c->dev->quota.used[kind];
 }
 
+void eng_quota_move(struct eng_conn *from, struct eng_conn *to,
+		    enum eng_quota_kind kind, uint64_t n)
+{
+	if (n > from->quota.used[kind])
+		n = from->quota.used[kind];
+	from->quota.used[kind] -= n;
+	to->quota.used[kind] += n;
+	/* The engine's total is unchanged; a device's sum only if the two
+	 * are not on one (one lost its device: eng_quota_detach). */
+	if (from->dev == to->dev)
+		return;
+	if (from->dev)
+		from->dev->quota.used[kind] -= n <= from->dev->quota.used[kind]
+					       ? n : from->dev->quota.used[kind];
+	if (to->dev)
+		to->dev->quota.used[kind] += n;
+}
+
 void eng_quota_detach(struct eng_conn *c)
 {
 	if (!c->dev)

@@ -54,6 +54,10 @@ bool eng_quota_fits(uint64_t dev_used, uint64_t all_used, uint64_t n,
  * (mappings, bytes) with the quota counters bumped. */
 int eng_quota_take(struct eng_conn *c, enum eng_quota_kind kind, uint64_t n);
 void eng_quota_put(struct eng_conn *c, enum eng_quota_kind kind, uint64_t n);
+/* Moves n of kind charged to from over to to, both of one device (or
+ * both of none): an object changing hands.  Never refused. */
+void eng_quota_move(struct eng_conn *from, struct eng_conn *to,
+		    enum eng_quota_kind kind, uint64_t n);
 /* c's device is going away: its usage leaves the device's sum. */
 void eng_quota_detach(struct eng_conn *c);
 

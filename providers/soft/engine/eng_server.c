@@ -80,6 +80,7 @@ static const struct {
 	[PV_OP_MW_ALLOC]	= { eng_op_mw_alloc, NEED_DEV },
 	[PV_OP_MW_DEALLOC]	= { eng_op_mw_dealloc, NEED_CTX },
 	[PV_OP_XRCD]		= { eng_op_xrcd, NEED_DEV },
+	[PV_OP_QP_OPEN]		= { eng_op_qp_open, NEED_DEV },
 	[PV_OP_CTX_MAP]		= { eng_op_ctx_map, NEED_DEV },
 	[PV_OP_QP_MAP]		= { eng_op_qp_map, NEED_DEV },
 	[PV_OP_CQ_MAP]		= { eng_op_cq_map, NEED_DEV },

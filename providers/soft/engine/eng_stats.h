@@ -188,6 +188,9 @@
 	X(xrcd_opened)			\
 	X(xrcd_refused)			\
 	X(xrc_srqn_refused)		\
+	X(xrc_qp_opened)		\
+	X(xrc_qp_open_refused)		\
+	X(xrc_qp_handed_over)		\
 	X(cm_wire_lap_refused)	\
 	X(gid_index_nomem)		\
 	X(net_rx_time_hits)		\

@@ -74,6 +74,7 @@ ENG_CORE_SRCS := \
 	providers/soft/engine/eng_mr_report.c \
 	providers/soft/engine/eng_mw.c \
 	providers/soft/engine/eng_xrcd.c \
+	providers/soft/engine/eng_qp_open.c \
 	providers/soft/engine/eng_rguard.c \
 	providers/soft/engine/eng_tbucket.c \
 	providers/soft/engine/eng_dp_rguard.c \
@@ -177,6 +178,7 @@ $(eval $(call unit_test,test_eng_pure,tests/unit/engine/test_eng_pure.c,$(addpre
 $(eval $(call unit_test,test_eng_dispatch,tests/unit/engine/test_eng_dispatch.c,$(ENG_DEPS),$(NETNS_LIBS)))
 $(eval $(call unit_test,test_eng_mw,tests/unit/engine/test_eng_mw.c,$(ENG_DEPS),$(NETNS_LIBS)))
 $(eval $(call unit_test,test_eng_xrcd,tests/unit/engine/test_eng_xrcd.c,$(ENG_DEPS),$(NETNS_LIBS)))
+$(eval $(call unit_test,test_eng_qp_open,tests/unit/engine/test_eng_qp_open.c,$(ENG_DEPS),$(NETNS_LIBS)))
 
 # Test helper for tests/integration/engine_*.sh.
 ENG_CLIENT := $(TESTDIR_B)/bin/eng-client

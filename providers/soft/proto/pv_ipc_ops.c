@@ -50,6 +50,7 @@ static const struct op_desc ops[PV_OP_MAX + 1] = {
 	FIXED(MW_ALLOC, struct pv_ipc_mw_alloc),
 	FIXED(MW_DEALLOC, struct pv_ipc_handle),
 	FIXED(XRCD, struct pv_ipc_xrcd),
+	FIXED(QP_OPEN, struct pv_ipc_qp_open),
 	RANGE(MR_REREG, sizeof(struct pv_ipc_mr_rereg),
 	      sizeof(struct pv_ipc_mr_rereg) +
 	      sizeof(struct pv_ipc_mr_backing)),

@@ -33,6 +33,7 @@ const struct pv_provider pv_soft_provider = {
 		.modify_qp = soft_modify_qp,
 		.query_qp = soft_query_qp,
 		.destroy_qp = soft_destroy_qp,
+		.open_qp = soft_open_qp,
 		.create_srq = soft_create_srq,
 		.modify_srq = soft_modify_srq,
 		.query_srq = soft_query_srq,

@@ -155,6 +155,8 @@ int soft_query_qp(struct pv_context *ctx, struct pv_qp *qp,
 		  struct ibv_qp_attr *attr, int mask,
 		  struct ibv_qp_init_attr *init_attr);
 int soft_destroy_qp(struct pv_context *ctx, struct pv_qp *qp);
+int soft_open_qp(struct pv_context *ctx, struct pv_qp *qp,
+		 const struct ibv_qp_open_attr *attr);
 
 /* soft_map.c: the *_MAP ops and the mappings they pass. */
 int soft_ctx_map(struct soft_ctx *sc);

@@ -60,6 +60,29 @@ int soft_create_qp(struct pv_context *ctx, struct pv_qp *qp,
 	return 0;
 }
 
+/* ibv_open_qp: the engine checks the domain and the number (its
+ * eng_qp_open.c); the handle has no rings. */
+int soft_open_qp(struct pv_context *ctx, struct pv_qp *qp,
+		 const struct ibv_qp_open_attr *attr)
+{
+	struct pv_ipc_qp_open req = {
+		.xrcd_handle = ((struct pv_xrcd *)attr->xrcd)->handle,
+		.qp_num = attr->qp_num,
+		.qp_type = attr->qp_type,
+	};
+	struct pv_ipc_qp_open_resp resp;
+	int ret;
+
+	ret = soft_call_fixed(CONN(ctx), PV_OP_QP_OPEN, &req, sizeof(req),
+			      &resp, sizeof(resp));
+	if (ret < 0)
+		return ret;
+	qp->handle = resp.handle;
+	qp->ibv.qp_num = resp.qp_num;
+	qp->ibv.state = (enum ibv_qp_state)resp.qp_state;
+	return 0;
+}
+
 int soft_modify_qp(struct pv_context *ctx, struct pv_qp *qp,
 		   struct ibv_qp_attr *attr, int mask)
 {

@@ -35,7 +35,8 @@ DPT_PROGS := \
 	dpt_mw \
 	dpt_pdomain \
 	dpt_odp \
-	dpt_xrc
+	dpt_xrc \
+	dpt_xrc_open
 
 # $(call dpt_prog,NAME): $(DPT_DIR)/NAME from NAME.c and the harness.
 define dpt_prog

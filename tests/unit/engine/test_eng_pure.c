@@ -110,6 +110,30 @@ static void test_eng_handles__stale_handle_rejected_after_reuse(void **state)
 	eng_htab_fini(&t);
 }
 
+/* A live handle may name another object (of another kind) in place;
+ * a stale or freed one may not. */
+static void test_eng_handles__set_in_place(void **state)
+{
+	struct eng_htab t;
+	int a, b;
+
+	(void)state;
+	eng_htab_init(&t);
+	int64_t ha = eng_htab_add(&t, &a, 1);
+
+	assert_int_equal(eng_htab_set(&t, (uint32_t)ha, &b, 2), 0);
+	assert_null(eng_htab_get(&t, (uint32_t)ha, 1));
+	assert_ptr_equal(eng_htab_get(&t, (uint32_t)ha, 2), &b);
+	assert_int_equal(t.used, 1);
+	assert_int_equal(eng_htab_set(&t, (uint32_t)ha, NULL, 2), -ENOENT);
+	assert_int_equal(eng_htab_set(&t, (uint32_t)ha + 0x10000u, &a, 1),
+			 -ENOENT);
+	assert_int_equal(eng_htab_del(&t, (uint32_t)ha), 0);
+	assert_int_equal(eng_htab_set(&t, (uint32_t)ha, &a, 1), -ENOENT);
+	assert_int_equal(eng_htab_set(&t, 0, &a, 1), -ENOENT);
+	eng_htab_fini(&t);
+}
+
 static void test_eng_handles__many(void **state)
 {
 	struct eng_htab t;
@@ -468,6 +492,7 @@ int main(void)
 		cmocka_unit_test(test_eng_idtab__wraps_to_free_slots),
 		cmocka_unit_test(test_eng_handles__never_zero_and_kind_checked),
 		cmocka_unit_test(test_eng_handles__stale_handle_rejected_after_reuse),
+		cmocka_unit_test(test_eng_handles__set_in_place),
 		cmocka_unit_test(test_eng_handles__many),
 		cmocka_unit_test(test_eng_port__ib_mtu_from_netdev_mtu),
 		cmocka_unit_test(test_eng_port__guid_is_modified_eui64),

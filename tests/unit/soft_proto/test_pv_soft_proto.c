@@ -39,6 +39,10 @@ static void test_pv_ipc_ops__size_table(void **state)
 	assert_int_equal(pv_ipc_req_size(PV_OP_QP_MAP, &lo, &hi), 0);
 	assert_int_equal(lo, sizeof(struct pv_ipc_handle));
 	assert_string_equal(pv_ipc_op_name(PV_OP_CTX_MAP), "CTX_MAP");
+	assert_int_equal(pv_ipc_req_size(PV_OP_QP_OPEN, &lo, &hi), 0);
+	assert_int_equal(lo, sizeof(struct pv_ipc_qp_open));
+	assert_int_equal(hi, lo);
+	assert_string_equal(pv_ipc_op_name(PV_OP_QP_OPEN), "QP_OPEN");
 }
 
 /* Only HELLO (a netns), MR_REG and MR_REREG (a memfd) and XRCD (the
