@@ -66,7 +66,8 @@ static bool is_create(uint8_t op)
 	switch (op) {
 	case PV_OP_PD_ALLOC: case PV_OP_MR_REG: case PV_OP_CQ_CREATE:
 	case PV_OP_QP_CREATE: case PV_OP_SRQ_CREATE: case PV_OP_AH_CREATE:
-	case PV_OP_CHANNEL_CREATE:
+	case PV_OP_CHANNEL_CREATE: case PV_OP_XRCD: case PV_OP_QP_OPEN:
+	case PV_OP_MW_ALLOC:
 		return true;
 	default:
 		return false;

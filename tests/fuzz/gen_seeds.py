@@ -16,7 +16,8 @@ OP = dict(HELLO=1, DEV_LIST=2, DEV_QUERY=3, PORT_QUERY=4, GID_QUERY=5,
           CQ_RESIZE=21, CQ_DESTROY=22, CQ_REQ_NOTIFY=23, QP_CREATE=24,
           QP_MODIFY=25, QP_QUERY=26, QP_DESTROY=27, SRQ_CREATE=28,
           SRQ_MODIFY=29, SRQ_QUERY=30, SRQ_DESTROY=31, AH_CREATE=32,
-          AH_DESTROY=33, CTX_MAP=40, QP_MAP=41, CQ_MAP=42, SRQ_MAP=43,
+          AH_DESTROY=33, MW_ALLOC=37, MW_DEALLOC=38, XRCD=44, QP_OPEN=45,
+          CTX_MAP=40, QP_MAP=41, CQ_MAP=42, SRQ_MAP=43,
           ADM_DEV_ADD=128, ADM_DEV_DEL=129, ADM_DEV_LIST=130,
           ADM_OBJ_LIST=131, ADM_STATS=132)
 FIT, MEMFD, PIPE, RUN = 2, 4, 8, 64
@@ -137,6 +138,27 @@ def objects():
     return s
 
 
+def xrc():
+    """An XRC domain of no file, an XRC SRQ on it, an XRC_RECV QP in it,
+    a second handle on the QP by number (QP_OPEN), modified and destroyed
+    apart from the creator's (ibv_open_qp), then the domain closed."""
+    s = opening()
+    s += rec('CQ_CREATE', u32s(16, 0, 0, 0) + bytes(16))      # T1 cq, T2 pd
+    s += rec('XRCD', u32s(1, 0, 0x40, 0))                     # T1 xrcd
+    s += rec('SRQ_CREATE', u32s(T(3), 0, 8, 1, 0, 0, T(1), T(2)))  # T1 srq
+    s += rec('QP_CREATE', u32s(0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, T(2),
+                               0, 0, 0))                      # T1 qp
+    s += rec('QP_OPEN', u32s(T(3), N(1), 10, 0))              # T1 opened
+    s += rec('QP_OPEN', u32s(T(4), N(2), 2, 0))               # wrong type
+    s += rec('QP_MODIFY', qp_modify(INIT_RC, 1))
+    s += rec('QP_QUERY', u32s(T(1), 0) + bytes(176))
+    s += rec('QP_DESTROY', handle(2))                         # the creator's
+    s += rec('QP_DESTROY', handle(1))                         # the last one
+    s += rec('SRQ_DESTROY', handle(3))
+    s += rec('XRCD', u32s(2, T(4), 0, 0))
+    return s
+
+
 def queries():
     s = rec('HELLO', u32s(1)) + rec('DEV_LIST')
     for op in ('DEV_QUERY', 'PORT_QUERY', 'GID_QUERY', 'PKEY_QUERY'):
@@ -231,7 +253,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     seeds = {'lifecycle_rc': lifecycle(2), 'lifecycle_uc': lifecycle(3),
              'lifecycle_ud': lifecycle(4), 'objects': objects(),
-             'queries': queries(), 'malformed': malformed()}
+             'queries': queries(), 'malformed': malformed(), 'xrc': xrc()}
     for op in OP:
         seeds['op_' + op.lower()] = opening() + rec(op, handle(1))
     for name, data in seeds.items():
