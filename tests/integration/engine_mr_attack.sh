@@ -56,7 +56,7 @@ if [ "$1" = inner ]; then
 	_rc=$?
 	cat "$TMP/pp.out"
 	[ $_rc != 0 ] && [ $_rc != 124 ] &&
-		grep -q 'ibv_reg_mr.*EOPNOTSUPP: PODVERBS_MR_SHARE=0' \
+		grep -q 'ibv_reg_mr.*Operation not supported: PODVERBS_MR_SHARE=0' \
 			"$TMP/pp.out" ||
 		fail "ibv_reg_mr did not fail visibly (rc $_rc)"
 	_n=$("$CTL" stats | awk '$1 == "dp_mr_refused_no_memfd" { print $2 }')
