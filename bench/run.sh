@@ -13,6 +13,8 @@
 #   BENCH_IP_B               server's IPv4 address
 #   BENCH_DEV                device name in both pods
 #   PODVERBS_ENGINE          the engine's socket; BENCH_ENGINE_PID its pid
+# BENCH_RS_ONLY=1 runs only the TCP baselines and the rsocket rows
+# (bench/lib/rsocket.sh), same node.
 # Then the connection-setup row (cmtime, bench/lib/cm_rate.sh; BENCH_CM_ONLY=1
 # runs only those rows, same-node and cross-node; BENCH_ADMIN_B: the
 # caller's engine admin socket, to see cmtime's listen).
@@ -101,6 +103,16 @@ IDLE_CPU=$(cpu_pct $(( $(engine_ticks "$ENGINE_PID") - _t0 )) 2)
 
 TCP_BW=$(tcp_bw)
 TCP_LAT=$(tcp_lat)
+
+# BENCH_RS_ONLY=1: only the rsocket rows (bench/lib/rsocket.sh) beside
+# the TCP baselines just measured, then exit.
+if [ "${BENCH_RS_ONLY:-0}" = 1 ]; then
+	. "$PV_ROOT/bench/lib/rsocket.sh"
+	echo
+	printf '%-16s %10s %-5s %10s %-5s %8s  %-10s %s\n' test RDMA "" TCP "" ratio target result
+	rs_rows
+	exit 0
+fi
 
 {
 	printf '%-16s %10s %-5s %10s %-5s %8s  %-10s %s\n' test RDMA "" TCP "" ratio target result

@@ -94,6 +94,9 @@ struct rc_rs {
 	struct ibv_comp_channel *cc;
 	struct ibv_cq *cq;
 	bool cq_armed;
+	bool cm_look;			/* drain the CM channel at the next
+					 * progress (after a wait) */
+	unsigned int cm_skip;		/* progress passes since the last */
 	unsigned int unacked;
 	struct ibv_mr *smr, *rmr, *tmr;
 	uint8_t *sbuf, *rbuf;
@@ -163,6 +166,9 @@ int rc_rs_wait(struct rc_rs *rs, int timeout_ms, bool (*test)(struct rc_rs *));
 bool rc_rs_can_send(struct rc_rs *rs);
 bool rc_rs_have_data(struct rc_rs *rs);
 bool rc_rs_ctrl_room(struct rc_rs *rs);
+/* Half the receive buffer free or half the queue read: a grant or a
+ * credit update is to be sent. */
+bool rc_rs_credits_due(struct rc_rs *rs);
 bool rc_rs_sends_done(struct rc_rs *rs);
 int rc_rs_post_ctrl(struct rc_rs *rs, enum rc_rs_ctrl ctrl);
 /* One DATA write of n bytes (n within can_send's limits). */

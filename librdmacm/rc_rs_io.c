@@ -72,6 +72,10 @@ static ssize_t sendv(struct rc_rs *rs, const struct iovec *iov, int cnt,
 		len += iov[i].iov_len;
 	if (rs->state != RC_RS_CONNECTED && rs->state != RC_RS_CLOSED)
 		return -ENOTCONN;
+	/* Small first writes let the first bytes leave early; behind
+	 * writes still in flight nothing leaves earlier, so go large. */
+	if (rs->sbuf_avail < rs->sbuf_size)
+		olen = RC_RS_MAX_TRANSFER;
 	for (left = len; left;) {
 		uint32_t n;
 
@@ -175,7 +179,10 @@ static ssize_t recvv(struct rc_rs *rs, const struct iovec *iov, int cnt,
 			skip = 0;
 		}
 		done += copy_out(rs, rest, n, len - done, flags & MSG_PEEK);
-		rc_rs_progress(rs);	/* grants and credits back */
+		/* Grants and credits back, when due (else the CQ is the
+		 * next call's to poll). */
+		if (rc_rs_credits_due(rs))
+			rc_rs_progress(rs);
 	} while (done < len && (flags & MSG_WAITALL) && !(flags & MSG_PEEK) &&
 		 rs->readable);
 	if (done)

@@ -42,6 +42,15 @@
 #define RC_RS_SNDLOWAT		2048	/* least send space worth a write */
 #define RC_RS_MAX_TRANSFER	65536	/* largest single data write */
 #define RC_RS_OLAP_START	2048	/* first write of a long send */
+/*
+ * A stream rsocket's send and receive buffers unless SO_SNDBUF/SO_RCVBUF
+ * say otherwise: 1 MiB, not rdma-core's 128 KiB.  The receiver grants
+ * half its buffer at a time, and on the soft device each grant is a
+ * round of wake-ups (both ends and the engine), so the half is what a
+ * stream moves per round: 64 KiB halves held iperf3 under TCP's rate.
+ * The peer takes whatever size the private data announces.
+ */
+#define RC_RS_STREAM_BUF	(1u << 20)
 #define RC_RS_QP_MIN		16
 #define RC_RS_QP_MAX		0xFFFE
 

@@ -41,6 +41,9 @@ RC_EXPORT int rsocket(int domain, int type, int protocol)
 	ret = rc_rs_new(domain, &rs);
 	if (ret < 0)
 		return rc_ret(ret);
+	/* A stream's buffers: RC_RS_STREAM_BUF each way, not rdma-core's
+	 * 128 KiB (rc_rs_proto.h); SO_SNDBUF/SO_RCVBUF still set them. */
+	rs->sbuf_size = rs->rbuf_size = RC_RS_STREAM_BUF;
 	if (type & SOCK_NONBLOCK)
 		rs->fl_flags = O_NONBLOCK;
 	ret = rc_rs_chan_new(&rs->chan);

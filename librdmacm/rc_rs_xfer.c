@@ -116,6 +116,30 @@ static void on_send(struct rc_rs *rs, const struct ibv_wc *wc)
 	}
 }
 
+/* The receives the completions took, again: one chained post per
+ * batch (the soft device may ring its doorbell at each post). */
+#define RC_RS_REPOST_BATCH 32
+
+static void repost_recvs(struct rc_rs *rs)
+{
+	struct ibv_recv_wr wr[RC_RS_REPOST_BATCH], *bad;
+
+	while (rs->posted && rs->state == RC_RS_CONNECTED) {
+		unsigned int n = rs->posted < RC_RS_REPOST_BATCH ?
+				 rs->posted : RC_RS_REPOST_BATCH;
+
+		for (unsigned int i = 0; i < n; i++)
+			wr[i] = (struct ibv_recv_wr){
+				.wr_id = WR_RECV,
+				.next = i + 1 < n ? &wr[i + 1] : NULL };
+		if (ibv_post_recv(rs->id->qp, wr, &bad)) {
+			rc_rs_set_closed(rs, EIO);
+			break;
+		}
+		rs->posted -= n;
+	}
+}
+
 static void poll_cq(struct rc_rs *rs)
 {
 	struct ibv_wc wc[16];
@@ -123,22 +147,18 @@ static void poll_cq(struct rc_rs *rs)
 
 	if (!rs->cq)
 		return;
-	while ((n = ibv_poll_cq(rs->cq, 16, wc)) > 0)
+	/* A short batch emptied the CQ: no second, empty poll (which
+	 * the soft device answers with a yield of the CPU). */
+	do {
+		n = ibv_poll_cq(rs->cq, 16, wc);
 		for (int i = 0; i < n; i++) {
 			if (wc[i].wr_id == WR_RECV)
 				on_recv(rs, &wc[i]);
 			else
 				on_send(rs, &wc[i]);
 		}
-	while (rs->posted && rs->state == RC_RS_CONNECTED) {
-		struct ibv_recv_wr wr = { .wr_id = WR_RECV }, *bad;
-
-		if (ibv_post_recv(rs->id->qp, &wr, &bad)) {
-			rc_rs_set_closed(rs, EIO);
-			break;
-		}
-		rs->posted--;
-	}
+	} while (n == 16);
+	repost_recvs(rs);
 }
 
 static int post_write(struct rc_rs *rs, struct ibv_sge *sg, int nsge,
@@ -196,12 +216,16 @@ static void send_credits(struct rc_rs *rs)
 	rs->remote_sge = (rs->remote_sge + 1) % rs->remote_sgl.length;
 }
 
+bool rc_rs_credits_due(struct rc_rs *rs)
+{
+	return rs->state == RC_RS_CONNECTED &&
+	       (rs->rx.rbuf_avail >= rs->rbuf_size / 2 ||
+		rc_rs_seq_diff(rs->rx.rseq_no, rs->rseq_comp) >= 0);
+}
+
 static void update_credits(struct rc_rs *rs)
 {
-	if (rs->state != RC_RS_CONNECTED || !rc_rs_ctrl_room(rs))
-		return;
-	if (rs->rx.rbuf_avail >= rs->rbuf_size / 2 ||
-	    rc_rs_seq_diff(rs->rx.rseq_no, rs->rseq_comp) >= 0)
+	if (rc_rs_ctrl_room(rs) && rc_rs_credits_due(rs))
 		send_credits(rs);
 }
 
@@ -280,11 +304,32 @@ static void keepalive(struct rc_rs *rs)
 	rc_rs_post_ctrl(rs, RC_RS_CTRL_KEEPALIVE);
 }
 
+/*
+ * The CM channel is read (a system call, mostly answering EAGAIN) at
+ * every pass until the connection is up, then after each wait (poll(2)
+ * also watched its fd: what woke us may be a DISCONNECTED) and every
+ * RC_RS_CM_EVERY passes of a busy connection, which never waits: a
+ * peer that vanished mid-stream shows within a few calls (its sends and
+ * writes fail on their own too).
+ */
+#define RC_RS_CM_EVERY 32
+
+static bool cm_due(struct rc_rs *rs)
+{
+	if (rs->state != RC_RS_CONNECTED || rs->cm_look ||
+	    ++rs->cm_skip >= RC_RS_CM_EVERY) {
+		rs->cm_look = false;
+		rs->cm_skip = 0;
+		return true;
+	}
+	return false;
+}
+
 void rc_rs_progress(struct rc_rs *rs)
 {
 	poll_cq(rs);
 	keepalive(rs);
-	if (rs->chan) {
+	if (rs->chan && cm_due(rs)) {
 		rc_rs_cm_drain(rs->chan);
 		sync_cm(rs);
 	}
@@ -428,6 +473,7 @@ void rc_rs_after_wait(struct rc_rs *rs)
 		rc_ds_after_wait(rs);
 		return;
 	}
+	rs->cm_look = true;
 	if (!rs->cc || !rs->cq_armed)
 		return;
 	if (ibv_get_cq_event(rs->cc, &cq, &ctx) == 0) {
@@ -469,12 +515,29 @@ int rc_rs_wait(struct rc_rs *rs, int timeout_ms, bool (*test)(struct rc_rs *))
 	}
 }
 
+/* What a connected rsocket is ready for without looking at its CQ. */
+static short ready_now(struct rc_rs *rs)
+{
+	short re = 0;
+
+	if (rc_rs_have_data(rs) || !rs->readable)
+		re |= POLLIN;
+	if (rc_rs_can_send(rs))
+		re |= POLLOUT;
+	return re;
+}
+
 short rc_rs_revents(struct rc_rs *rs, short events)
 {
 	short re = 0;
 
 	if (rs->ds)
 		return rc_ds_revents(rs, events);
+	/* Ready already (a reader's queued data, a writer's free space):
+	 * the answer needs no poll of the CQ, which is the next read's or
+	 * write's to do. */
+	if (rs->state == RC_RS_CONNECTED && (ready_now(rs) & events))
+		return ready_now(rs) & events;
 	rc_rs_progress(rs);
 	switch (rs->state) {
 	case RC_RS_LISTENING:
@@ -484,11 +547,7 @@ short rc_rs_revents(struct rc_rs *rs, short events)
 		pthread_mutex_unlock(&rs->chan->lock);
 		return re & events;
 	case RC_RS_CONNECTED:
-		if (rc_rs_have_data(rs) || !rs->readable)
-			re |= POLLIN;
-		if (rc_rs_can_send(rs))
-			re |= POLLOUT;
-		return re & events;
+		return ready_now(rs) & events;
 	case RC_RS_CLOSED:
 		/* As TCP: the peer's orderly close is an end of file to
 		 * read, not a hang-up; a reset or our own shutdown is. */
