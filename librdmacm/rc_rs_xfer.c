@@ -536,8 +536,11 @@ short rc_rs_revents(struct rc_rs *rs, short events)
 	/* Ready already (a reader's queued data, a writer's free space):
 	 * the answer needs no poll of the CQ, which is the next read's or
 	 * write's to do. */
-	if (rs->state == RC_RS_CONNECTED && (ready_now(rs) & events))
-		return ready_now(rs) & events;
+	if (rs->state == RC_RS_CONNECTED) {
+		re = ready_now(rs) & events;
+		if (re)
+			return re;
+	}
 	rc_rs_progress(rs);
 	switch (rs->state) {
 	case RC_RS_LISTENING:
